@@ -1,0 +1,53 @@
+import { runFirstChecks } from '../app/first-checks.ts';
+import { ConfigError, loadPaymentsToolConfig } from '../config.ts';
+import { createLogger } from '../logger.ts';
+import { PaymentsClient } from '../payments/client.ts';
+
+/**
+ * `npm run doctor`: the provider's recommended first checks against the configured API,
+ * with a plain report. Exit codes: 0 all good, 1 a check failed, 2 configuration invalid.
+ */
+async function main(): Promise<number> {
+  let config: ReturnType<typeof loadPaymentsToolConfig>;
+  try {
+    config = loadPaymentsToolConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(`payops doctor: ${error.message}`);
+    return 2;
+  }
+  const logger = createLogger({
+    level: config.logging.level,
+    secrets: [config.payments.apiKey],
+    destination: process.stderr,
+  });
+  const client = new PaymentsClient({ ...config.payments, logger });
+  try {
+    console.log(`payops doctor: checking ${config.payments.baseUrl}\n`);
+    const report = await runFirstChecks(client, {
+      customerId: config.payments.expectedCustomerId,
+      scopes: config.payments.expectedScopes,
+    });
+    for (const check of report.checks) {
+      const requestId = check.requestId ? ` [request id ${check.requestId}]` : '';
+      console.log(
+        `${check.ok ? 'PASS' : 'FAIL'}  ${check.name.padEnd(8)} ${check.detail}${requestId}`,
+      );
+    }
+    console.log('');
+    if (report.ok) {
+      console.log('All first checks passed.');
+      return 0;
+    }
+    console.log(
+      report.stop
+        ? 'STOP: this deployment must not be used until the problem above is fixed by an administrator.'
+        : 'Some checks failed; fix the problem above and run `npm run doctor` again.',
+    );
+    return 1;
+  } finally {
+    await client.close();
+  }
+}
+
+process.exitCode = await main();

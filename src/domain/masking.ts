@@ -1,0 +1,69 @@
+import { BANKING_FIELDS, BENEFICIARY_FIELDS } from './operations.ts';
+
+const MASK = '••••';
+
+/** `••••1234`: enough for a person to recognise an account, not enough to use it. */
+export function maskAccount(value: unknown): string {
+  const text = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  const compact = text.replace(/[\s-]/g, '');
+  return compact.length > 4 ? `${MASK}${compact.slice(-4)}` : MASK;
+}
+
+const SECRET_KEY = /api[-_]?key|authorization|token|secret|password|signature/i;
+
+export type SensitiveKind = 'banking' | 'beneficiary' | 'secret';
+
+/** How a field of that name must be treated, judged by its name alone. */
+export function sensitiveKind(fieldName: string): SensitiveKind | undefined {
+  const name = fieldName.toLowerCase();
+  if (BANKING_FIELDS.has(name)) return 'banking';
+  if (BENEFICIARY_FIELDS.has(name)) return 'beneficiary';
+  if (SECRET_KEY.test(name)) return 'secret';
+  return undefined;
+}
+
+const MAX_DEPTH = 8;
+
+/**
+ * A copy of `value` fit for a log line: banking fields become `••••1234`, beneficiary
+ * identity and secrets become `[redacted]`, at any depth, and free text is scrubbed with
+ * `redactSensitiveText`. Cycles and depth are bounded.
+ */
+export function redactForLog(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+  if (typeof value === 'string') return redactSensitiveText(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) return value;
+  if (seen.has(value) || depth >= MAX_DEPTH) return '[…]';
+  seen.add(value);
+  if (Array.isArray(value)) return value.map((item) => redactForLog(item, depth + 1, seen));
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const kind = sensitiveKind(key);
+    if (kind === 'banking' && (typeof item === 'string' || typeof item === 'number')) {
+      copy[key] = maskAccount(item);
+    } else if (kind !== undefined && item !== null && item !== undefined) {
+      copy[key] = '[redacted]';
+    } else {
+      copy[key] = redactForLog(item, depth + 1, seen);
+    }
+  }
+  return copy;
+}
+
+const SENSITIVE_NAMES = [...BANKING_FIELDS, ...BENEFICIARY_FIELDS].join('|');
+/**
+ * `name=value`, `"name":"value"` or `name: value` inside free text (a slash command's text,
+ * a request body Bolt logs at debug level): the value is replaced, whatever quoting is used.
+ */
+const SENSITIVE_IN_TEXT = new RegExp(
+  `((?:${SENSITIVE_NAMES})\\\\?["']?\\s*(?:=|:|%3D)\\s*\\\\?)("(?:[^"\\\\]|\\\\.)*"|'[^']*'|[^\\s"'&,;}\\]\\\\]+)`,
+  'gi',
+);
+
+/** Scrubs banking and beneficiary values written as `field=value` inside free text. */
+export function redactSensitiveText(text: string): string {
+  return text.replace(SENSITIVE_IN_TEXT, (_match, prefix: string, value: string) => {
+    const quote = value.startsWith('"') || value.startsWith("'") ? value[0] : '';
+    return `${prefix}${quote}[redacted]${quote}`;
+  });
+}

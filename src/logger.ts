@@ -1,0 +1,62 @@
+import { type DestinationStream, type Logger, pino } from 'pino';
+import { redactForLog, redactSensitiveText } from './domain/masking.ts';
+
+export type { Logger } from 'pino';
+
+export interface LoggerOptions {
+  level: string;
+  /** Values that must never appear in a line: the API key, Slack tokens, signing secret. */
+  secrets: readonly string[];
+  /** Where lines go; stdout by default. Tests pass a collector. */
+  destination?: { write(line: string): unknown };
+}
+
+/**
+ * One pino logger for the whole process. Three layers keep secrets and banking details out:
+ * pino's `redact` for well-known header paths; a deep redaction of every logged object and
+ * message by field name (`field=value` inside free text too: command text, bodies Bolt logs);
+ * and a last scrub of each finished line for the configured secret values themselves.
+ */
+export function createLogger(options: LoggerOptions): Logger {
+  // A secret may be written raw or JSON-escaped inside a line; scrub both spellings.
+  const secrets = options.secrets
+    .filter((value) => value.length >= 6)
+    .flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
+  const target = options.destination ?? process.stdout;
+  const scrubbing: DestinationStream = {
+    write(line: string) {
+      let clean = line;
+      for (const value of secrets) {
+        if (clean.includes(value)) clean = clean.split(value).join('[REDACTED]');
+      }
+      target.write(clean);
+    },
+  };
+  return pino(
+    {
+      level: options.level,
+      base: { service: 'payops' },
+      redact: {
+        paths: [
+          'headers["x-api-key"]',
+          'headers.authorization',
+          '*.headers["x-api-key"]',
+          '*.headers.authorization',
+        ],
+        censor: '[REDACTED]',
+      },
+      formatters: {
+        log: (object) => redactForLog(object) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          const scrubbed = args.map((arg) =>
+            typeof arg === 'string' ? redactSensitiveText(arg) : arg,
+          ) as typeof args;
+          method.apply(this, scrubbed);
+        },
+      },
+    },
+    scrubbing,
+  );
+}

@@ -1,0 +1,414 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool, errors as undiciErrors } from 'undici';
+import type { OperationId, OperationSpec } from '../domain/operations.ts';
+import { OPERATIONS } from '../domain/operations.ts';
+import type { Logger } from '../logger.ts';
+import {
+  InsufficientScopeError,
+  InvalidApiKeyError,
+  MalformedResponseError,
+  MissingApiKeyError,
+  NetworkError,
+  OutcomeUnknownError,
+  PaymentsApiError,
+  type PaymentsErrorDetails,
+  RequestRejectedError,
+  ScopeReviewRequiredError,
+  ServerError,
+  TimeoutError,
+} from './errors.ts';
+import { parseJsonPreservingDecimals } from './lossless-json.ts';
+import { readProblem } from './problem.ts';
+import { Semaphore } from './semaphore.ts';
+
+export interface PaymentsClientOptions {
+  baseUrl: string;
+  apiKey: string;
+  readTimeoutMs: number;
+  writeTimeoutMs: number;
+  /** Requests in flight to the provider at once; the provider gives no rate-limit contract. */
+  maxInFlight: number;
+  /** Extra attempts for a read after a network error or a 429/502/503/504. */
+  readRetries: number;
+  logger: Logger;
+  /** Longest `Retry-After` a read will wait for; a longer one is reported instead. */
+  maxRetryAfterMs?: number;
+  /** For tests: a deterministic jitter source. */
+  random?: () => number;
+}
+
+export interface CallInput {
+  path?: Readonly<Record<string, string>>;
+  query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  /** A write's JSON body. A string is sent byte for byte, as approved. */
+  body?: string | Readonly<Record<string, unknown>>;
+  signal?: AbortSignal;
+}
+
+export interface ApiResponse {
+  operationId: OperationId;
+  status: number;
+  requestId: string | undefined;
+  /** Parsed JSON, `undefined` for an empty body. Its shape is not in the spec: never assume it. */
+  body: unknown;
+  durationMs: number;
+  attempts: number;
+}
+
+/** Statuses after which a read may be tried again; writes never are. */
+const RETRYABLE_READ_STATUSES = new Set([429, 502, 503, 504]);
+
+/**
+ * Connection errors that happen before a single byte of the request is written: after them
+ * a write certainly did not reach the provider. Anything else may have reached it.
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+const BACKOFF_BASE_MS = 100;
+const BACKOFF_CAP_MS = 2_000;
+
+class DeadlineExceeded extends Error {}
+
+export class PaymentsClient {
+  readonly #options: Required<Omit<PaymentsClientOptions, 'logger'>> & { logger: Logger };
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #inFlight: Semaphore;
+
+  constructor(options: PaymentsClientOptions) {
+    this.#options = { maxRetryAfterMs: 5_000, random: Math.random, ...options };
+    const base = new URL(options.baseUrl);
+    this.#basePath = base.pathname.replace(/\/+$/, '');
+    this.#inFlight = new Semaphore(options.maxInFlight);
+    // Keep-alive pool sized to the in-flight bound, so requests queue in our semaphore
+    // (where a deadline has not started yet) and never inside undici.
+    this.#pool = new Pool(base.origin, {
+      connections: options.maxInFlight,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: options.writeTimeoutMs,
+      bodyTimeout: options.writeTimeoutMs,
+    });
+  }
+
+  async call(operationId: OperationId, input: CallInput = {}): Promise<ApiResponse> {
+    const spec: OperationSpec = OPERATIONS[operationId];
+    const target = this.#target(spec, input);
+    const body =
+      input.body === undefined || typeof input.body === 'string'
+        ? input.body
+        : JSON.stringify(input.body);
+    if (body !== undefined) {
+      this.#options.logger.trace(
+        { operationId, requestBody: parseForLog(body) },
+        'payments request body',
+      );
+    }
+    const started = performance.now();
+    const maxAttempts = spec.kind === 'read' ? 1 + this.#options.readRetries : 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const response = await this.#attempt(operationId, spec, target, body, input.signal);
+        const result = { ...response, durationMs: performance.now() - started, attempts: attempt };
+        this.#logCall(result);
+        return result;
+      } catch (error) {
+        if (!(error instanceof PaymentsApiError)) throw error;
+        const delay = attempt < maxAttempts ? this.#retryDelay(error, attempt) : undefined;
+        this.#logFailure(error, performance.now() - started, attempt, delay);
+        if (delay === undefined || input.signal?.aborted) throw error;
+        await sleep(delay, undefined, input.signal ? { signal: input.signal } : undefined);
+      }
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#pool.close();
+  }
+
+  #target(spec: OperationSpec, input: CallInput): string {
+    const path = spec.path.replace(/\{(\w+)\}/g, (_match, name: string) => {
+      const value = input.path?.[name];
+      if (value === undefined || value === '') {
+        throw new TypeError(`path parameter ${name} is required for ${spec.method} ${spec.path}`);
+      }
+      return encodeURIComponent(value);
+    });
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(input.query ?? {})) {
+      if (value === undefined) continue;
+      if (!spec.query.some((param) => param.name === name)) {
+        throw new TypeError(`${spec.method} ${spec.path} takes no query parameter ${name}`);
+      }
+      query.set(name, String(value));
+    }
+    const search = query.toString();
+    return `${this.#basePath}${path}${search ? `?${search}` : ''}`;
+  }
+
+  async #attempt(
+    operationId: OperationId,
+    spec: OperationSpec,
+    path: string,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Omit<ApiResponse, 'durationMs' | 'attempts'>> {
+    const isWrite = spec.kind === 'write';
+    const timeoutMs = isWrite ? this.#options.writeTimeoutMs : this.#options.readTimeoutMs;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': 'payops',
+    };
+    // The key travels in this header only, and never to the unauthenticated health check.
+    if (spec.authenticated && this.#options.apiKey) headers['x-api-key'] = this.#options.apiKey;
+    if (body !== undefined) headers['content-type'] = 'application/json';
+
+    const release = await this.#inFlight.acquire(signal);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), timeoutMs);
+    const onCallerAbort = () => deadline.abort(signal?.reason);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    let status: number | undefined;
+    let requestId: string | undefined;
+    try {
+      const response = await this.#pool.request({
+        method: spec.method,
+        path,
+        headers,
+        body,
+        signal: deadline.signal,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      status = response.statusCode;
+      requestId = requestIdFromHeaders(response.headers);
+      const limit = status >= 400 ? MAX_ERROR_BODY_BYTES : MAX_BODY_BYTES;
+      const text = await readText(response.body, limit);
+      if (status >= 400)
+        throw this.#httpError(operationId, isWrite, status, requestId, text, response.headers);
+      return {
+        operationId,
+        status,
+        requestId,
+        body: parseSuccessBody(operationId, isWrite, status, requestId, text),
+      };
+    } catch (error) {
+      if (error instanceof PaymentsApiError) throw error;
+      throw this.#transportError(operationId, isWrite, error, deadline.signal, status, requestId);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+      release();
+    }
+  }
+
+  #httpError(
+    operationId: OperationId,
+    isWrite: boolean,
+    status: number,
+    headerRequestId: string | undefined,
+    text: string,
+    headers: Record<string, string | string[] | undefined>,
+  ): PaymentsApiError {
+    const problem = readProblem(text);
+    const details: PaymentsErrorDetails = {
+      operationId,
+      status,
+      providerCode: problem.code,
+      providerMessage: problem.message,
+      requestId: headerRequestId ?? problem.requestId,
+      retryAfterMs: parseRetryAfter(headers['retry-after']),
+    };
+    const summary = `${operationId} failed with HTTP ${status}`;
+    const codeOrMessage = `${problem.code ?? ''} ${problem.message ?? ''}`;
+    if (status === 401) {
+      return /required|missing|no api key/i.test(codeOrMessage) &&
+        !/invalid|revoked/i.test(codeOrMessage)
+        ? new MissingApiKeyError(summary, details)
+        : new InvalidApiKeyError(summary, details);
+    }
+    if (status === 403 && codeOrMessage.includes('API_KEY_SCOPE_REVIEW_REQUIRED')) {
+      return new ScopeReviewRequiredError(summary, details);
+    }
+    if (status === 403 && codeOrMessage.includes('INSUFFICIENT_API_KEY_SCOPE')) {
+      return new InsufficientScopeError(summary, details);
+    }
+    if (status >= 500) {
+      return isWrite
+        ? new OutcomeUnknownError('server_error', details)
+        : new ServerError(summary, details);
+    }
+    return new RequestRejectedError(summary, details);
+  }
+
+  #transportError(
+    operationId: OperationId,
+    isWrite: boolean,
+    error: unknown,
+    deadline: AbortSignal,
+    status: number | undefined,
+    requestId: string | undefined,
+  ): PaymentsApiError {
+    const details: PaymentsErrorDetails = { operationId, status, requestId, cause: error };
+    const timedOut =
+      deadline.reason instanceof DeadlineExceeded ||
+      error instanceof undiciErrors.HeadersTimeoutError ||
+      error instanceof undiciErrors.BodyTimeoutError;
+    if (isWrite) {
+      if (timedOut) return new OutcomeUnknownError('timeout', details);
+      if (status === undefined && NOT_SENT_CODES.has(errorCode(error))) {
+        return new NetworkError(
+          `${operationId} could not connect; the write was not sent`,
+          details,
+        );
+      }
+      return new OutcomeUnknownError('connection_lost', details);
+    }
+    if (timedOut) return new TimeoutError(`${operationId} timed out`, details);
+    return new NetworkError(
+      `${operationId} failed: ${errorCode(error) || 'network error'}`,
+      details,
+    );
+  }
+
+  #retryDelay(error: PaymentsApiError, attempt: number): number | undefined {
+    const retryable =
+      error instanceof NetworkError ||
+      (error.status !== undefined && RETRYABLE_READ_STATUSES.has(error.status));
+    if (!retryable || error.outcome !== 'not_executed') return undefined;
+    if (error.retryAfterMs !== undefined) {
+      return error.retryAfterMs <= this.#options.maxRetryAfterMs ? error.retryAfterMs : undefined;
+    }
+    // Full jitter: spreads retries of many callers instead of synchronising them.
+    const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
+    return Math.round(this.#options.random() * ceiling);
+  }
+
+  #logCall(result: ApiResponse): void {
+    const { operationId, status, requestId, durationMs, attempts } = result;
+    const spec = OPERATIONS[operationId];
+    this.#options.logger.info(
+      {
+        operationId,
+        method: spec.method,
+        status,
+        requestId,
+        durationMs: round(durationMs),
+        attempts,
+      },
+      'payments call',
+    );
+    this.#options.logger.trace(
+      { operationId, responseBody: result.body },
+      'payments response body',
+    );
+  }
+
+  #logFailure(
+    error: PaymentsApiError,
+    durationMs: number,
+    attempt: number,
+    retryInMs: number | undefined,
+  ): void {
+    const level = error.outcome === 'unknown' ? 'error' : 'warn';
+    this.#options.logger[level](
+      { ...error.toLog(), durationMs: round(durationMs), attempt, retryInMs },
+      'payments call failed',
+    );
+  }
+}
+
+/** The body as an object for a trace line (redacted there by field name), or a placeholder. */
+function parseForLog(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return '[unparsable body]';
+  }
+}
+
+function parseSuccessBody(
+  operationId: OperationId,
+  isWrite: boolean,
+  status: number,
+  requestId: string | undefined,
+  text: string,
+): unknown {
+  if (text.trim() === '') return undefined;
+  try {
+    return parseJsonPreservingDecimals(text);
+  } catch (cause) {
+    const details = { operationId, status, requestId, cause };
+    // A write that succeeded with an unreadable reply was executed, but payops cannot tell
+    // which record it made: report it as unknown so it is reconciled, never resubmitted.
+    throw isWrite
+      ? new OutcomeUnknownError('unreadable_success_reply', details)
+      : new MalformedResponseError(`${operationId} answered with malformed JSON`, details);
+  }
+}
+
+async function readText(
+  body: AsyncIterable<Buffer> & { destroy(): void },
+  limit: number,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > limit) {
+      body.destroy();
+      break;
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const REQUEST_ID_HEADERS = [
+  'x-request-id',
+  'request-id',
+  'x-correlation-id',
+  'x-amzn-requestid',
+  'x-trace-id',
+];
+
+function requestIdFromHeaders(
+  headers: Record<string, string | string[] | undefined>,
+): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headers[name];
+    const text = Array.isArray(value) ? value[0] : value;
+    if (text) return text.slice(0, 200);
+  }
+  return undefined;
+}
+
+/** `Retry-After` in seconds or as an HTTP date, in milliseconds from now. */
+export function parseRetryAfter(
+  value: string | string[] | undefined,
+  now = Date.now(),
+): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function errorCode(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : '';
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 10) / 10;
+}

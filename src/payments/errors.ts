@@ -1,0 +1,190 @@
+import type { OperationId } from '../domain/operations.ts';
+
+/**
+ * Every failure of a call to the Payments API, classified once at the boundary.
+ * Each carries what a user needs (status, provider code and message, request id)
+ * and, for writes, what is known about whether the provider executed it.
+ */
+export type PaymentsErrorCode =
+  | 'payments.missing_api_key'
+  | 'payments.invalid_api_key'
+  | 'payments.insufficient_scope'
+  | 'payments.scope_review_required'
+  | 'payments.rejected'
+  | 'payments.server_error'
+  | 'payments.timeout'
+  | 'payments.network'
+  | 'payments.malformed_response'
+  | 'payments.outcome_unknown';
+
+/**
+ * For a write: `not_executed` when the provider refused it or it never left this process,
+ * `unknown` when it may have been executed. Reads are always `not_executed`.
+ */
+export type WriteOutcome = 'not_executed' | 'unknown';
+
+export interface PaymentsErrorDetails {
+  operationId: OperationId;
+  status?: number | undefined;
+  providerCode?: string | undefined;
+  providerMessage?: string | undefined;
+  requestId?: string | undefined;
+  /** The provider's `Retry-After`, when it sent one. */
+  retryAfterMs?: number | undefined;
+  cause?: unknown;
+}
+
+export abstract class PaymentsApiError extends Error {
+  abstract readonly code: PaymentsErrorCode;
+  readonly outcome: WriteOutcome = 'not_executed';
+  readonly operationId: OperationId;
+  readonly status: number | undefined;
+  readonly providerCode: string | undefined;
+  readonly providerMessage: string | undefined;
+  readonly requestId: string | undefined;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(summary: string, details: PaymentsErrorDetails) {
+    super(summary, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = new.target.name;
+    this.operationId = details.operationId;
+    this.status = details.status;
+    this.providerCode = details.providerCode;
+    this.providerMessage = details.providerMessage;
+    this.requestId = details.requestId;
+    this.retryAfterMs = details.retryAfterMs;
+  }
+
+  /** Plain words for a person: what happened and what to do. */
+  abstract userMessage(): string;
+
+  /** Fields for a structured log line; never includes request or response bodies. */
+  toLog(): Record<string, unknown> {
+    return {
+      code: this.code,
+      operationId: this.operationId,
+      status: this.status,
+      providerCode: this.providerCode,
+      providerMessage: this.providerMessage,
+      requestId: this.requestId,
+      outcome: this.outcome,
+    };
+  }
+}
+
+/** 401: the request reached the provider without a key. */
+export class MissingApiKeyError extends PaymentsApiError {
+  readonly code = 'payments.missing_api_key';
+  userMessage(): string {
+    return 'The Payments API says no API key reached it. Check that PAYMENTS_API_KEY is set and that no proxy strips the X-Api-Key header.';
+  }
+}
+
+/** 401: unknown or revoked key, or an ineligible account (the provider does not tell which). */
+export class InvalidApiKeyError extends PaymentsApiError {
+  readonly code = 'payments.invalid_api_key';
+  userMessage(): string {
+    return 'The Payments API rejected the API key as invalid or revoked, or the business is not eligible. Stop and ask an administrator to check the key and the business verification; do not try another business.';
+  }
+}
+
+/** 403 INSUFFICIENT_API_KEY_SCOPE. */
+export class InsufficientScopeError extends PaymentsApiError {
+  readonly code = 'payments.insufficient_scope';
+  userMessage(): string {
+    return 'The API key does not have the permission this operation needs. An administrator must grant the missing scope to the key.';
+  }
+}
+
+/** 403 API_KEY_SCOPE_REVIEW_REQUIRED: a legacy key whose classification is unresolved. */
+export class ScopeReviewRequiredError extends PaymentsApiError {
+  readonly code = 'payments.scope_review_required';
+  userMessage(): string {
+    return "The API key is a legacy key under scope review. An administrator must finish the key's review with the provider before payops can use it.";
+  }
+}
+
+/** Any other 4xx: the provider refused the request, so it was not executed. */
+export class RequestRejectedError extends PaymentsApiError {
+  readonly code = 'payments.rejected';
+  userMessage(): string {
+    return `The Payments API refused the request (${this.status})${describeProvider(this)}. Nothing was executed; correct the request and try again.`;
+  }
+}
+
+/** 5xx on a read. (On a write a 5xx is an OutcomeUnknownError.) */
+export class ServerError extends PaymentsApiError {
+  readonly code = 'payments.server_error';
+  userMessage(): string {
+    return `The Payments API failed with an internal error (${this.status})${describeProvider(this)}. Try again in a moment.`;
+  }
+}
+
+/** A read that got no answer in time. */
+export class TimeoutError extends PaymentsApiError {
+  readonly code = 'payments.timeout';
+  userMessage(): string {
+    return 'The Payments API did not answer in time. Try again in a moment.';
+  }
+}
+
+/** A read whose connection failed, or a write that never left this process. */
+export class NetworkError extends PaymentsApiError {
+  readonly code = 'payments.network';
+  userMessage(): string {
+    return 'payops could not reach the Payments API. Try again in a moment; if it persists, check the network and PAYMENTS_BASE_URL.';
+  }
+}
+
+/** A read whose successful reply was not JSON. */
+export class MalformedResponseError extends PaymentsApiError {
+  readonly code = 'payments.malformed_response';
+  userMessage(): string {
+    return `The Payments API answered with something payops cannot read${describeProvider(this)}. Try again; if it persists, tell the provider.`;
+  }
+}
+
+export type UnknownOutcomeReason =
+  | 'timeout'
+  | 'connection_lost'
+  | 'server_error'
+  | 'unreadable_success_reply';
+
+/**
+ * A write that may or may not have been executed: it timed out, lost its connection after
+ * it was sent, got a 5xx, or got a success whose body could not be read. Never retry it:
+ * read the matching list to learn what happened first (spec part 4, rules 2 and 3).
+ */
+export class OutcomeUnknownError extends PaymentsApiError {
+  readonly code = 'payments.outcome_unknown';
+  override readonly outcome = 'unknown';
+  readonly reason: UnknownOutcomeReason;
+
+  constructor(reason: UnknownOutcomeReason, details: PaymentsErrorDetails) {
+    super(`outcome of ${details.operationId} unknown: ${reason}`, details);
+    this.reason = reason;
+  }
+
+  userMessage(): string {
+    return `The outcome of this write is unknown (${REASON_WORDS[this.reason]})${describeProvider(this)}. Do not resubmit: it may have been executed. Check the matching list first.`;
+  }
+
+  override toLog(): Record<string, unknown> {
+    return { ...super.toLog(), reason: this.reason };
+  }
+}
+
+const REASON_WORDS: Record<UnknownOutcomeReason, string> = {
+  timeout: 'no answer in time',
+  connection_lost: 'the connection dropped after the request was sent',
+  server_error: 'the provider failed while handling it',
+  unreadable_success_reply: 'the provider accepted it but its reply could not be read',
+};
+
+function describeProvider(error: PaymentsApiError): string {
+  const parts: string[] = [];
+  if (error.providerCode) parts.push(error.providerCode);
+  if (error.providerMessage) parts.push(error.providerMessage);
+  if (error.requestId) parts.push(`request id ${error.requestId}`);
+  return parts.length > 0 ? `: ${parts.join(' — ')}` : '';
+}

@@ -1,0 +1,47 @@
+/** A counting semaphore: at most `limit` holders at once, the rest wait in arrival order. */
+export class Semaphore {
+  readonly #limit: number;
+  #held = 0;
+  readonly #waiting: Array<() => void> = [];
+
+  constructor(limit: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be at least 1');
+    this.#limit = limit;
+  }
+
+  get inUse(): number {
+    return this.#held;
+  }
+
+  /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
+  acquire(signal?: AbortSignal): Promise<() => void> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#held < this.#limit) {
+      this.#held++;
+      return Promise.resolve(this.#releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const grant = () => {
+        signal?.removeEventListener('abort', onAbort);
+        this.#held++;
+        resolve(this.#releaser());
+      };
+      const onAbort = () => {
+        this.#waiting.splice(this.#waiting.indexOf(grant), 1);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiting.push(grant);
+    });
+  }
+
+  #releaser(): () => void {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#held--;
+      this.#waiting.shift()?.();
+    };
+  }
+}

@@ -14,6 +14,8 @@ export interface QueryParamSpec {
   readonly type: 'boolean' | 'integer' | 'string' | 'decimal';
   /** Scopes needed only when this parameter is sent (spec: `sync=true` needs resources:write). */
   readonly extraScopes?: readonly Scope[];
+  /** Given as a bare word after the command (`/pay fx EUR USD 100`) rather than `--name`. */
+  readonly positional?: 'required' | 'optional';
   readonly description: string;
 }
 
@@ -254,9 +256,9 @@ export const OPERATIONS = {
   ),
   getFxLatest: read('/fx/latest', 'fx', 'Latest FX data'),
   getFxRate: read('/fx/rate', 'fx', 'FX rate (indicative, not a quote)', [
-    { name: 'from', type: 'string', description: 'source currency' },
-    { name: 'to', type: 'string', description: 'target currency' },
-    { name: 'amount', type: 'decimal', description: 'amount to convert' },
+    { name: 'from', type: 'string', positional: 'required', description: 'source currency' },
+    { name: 'to', type: 'string', positional: 'required', description: 'target currency' },
+    { name: 'amount', type: 'decimal', positional: 'optional', description: 'amount to convert' },
   ]),
   listCorridors: read('/corridors', 'corridors', 'List corridors'),
 } as const satisfies Record<string, OperationSpec>;

@@ -1,0 +1,110 @@
+/**
+ * Splits the text typed after a slash command into words, `field=value` pairs and `--flags`.
+ * Values may be quoted with straight or typographic quotes (Slack clients often turn `"`
+ * into `“ ”`). Never throws: bad text yields a `TextError` saying what is wrong and where.
+ */
+
+export type Token =
+  | { kind: 'word'; value: string }
+  | { kind: 'field'; name: string; value: string }
+  | { kind: 'flag'; name: string; value: string | undefined };
+
+export interface TextError {
+  error: string;
+}
+
+/** Longer than any real command; Slack itself allows a few thousand characters. */
+export const MAX_COMMAND_TEXT = 4000;
+
+const CLOSING_QUOTE: Record<string, string> = { '"': '"', "'": "'", '“': '”', '‘': '’', '„': '“' };
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const FLAG_NAME = /^[a-z][a-z0-9-]*$/;
+
+export function tokenize(text: string): Token[] | TextError {
+  if (text.length > MAX_COMMAND_TEXT) {
+    return {
+      error: `That command is ${text.length} characters long; the limit is ${MAX_COMMAND_TEXT}.`,
+    };
+  }
+  // Control characters have no business in a command; refuse rather than pass them upstream.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point here.
+  if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text)) {
+    return { error: 'The command contains control characters; please retype it.' };
+  }
+  const raw = splitQuoted(text);
+  if ('error' in raw) return raw;
+  const tokens: Token[] = [];
+  for (const { text: piece, quoted } of raw.pieces) {
+    if (quoted) {
+      tokens.push({ kind: 'word', value: piece });
+      continue;
+    }
+    if (piece.startsWith('--')) {
+      const [name = '', ...rest] = piece.slice(2).split('=');
+      if (!FLAG_NAME.test(name)) return { error: `\`${clip(piece)}\` is not a valid option.` };
+      tokens.push({ kind: 'flag', name, value: rest.length > 0 ? rest.join('=') : undefined });
+      continue;
+    }
+    const equals = piece.indexOf('=');
+    if (equals > 0) {
+      const name = piece.slice(0, equals);
+      if (!FIELD_NAME.test(name)) {
+        return {
+          error: `\`${clip(name)}\` is not a valid field name (letters, digits and _ only).`,
+        };
+      }
+      tokens.push({ kind: 'field', name, value: piece.slice(equals + 1) });
+      continue;
+    }
+    tokens.push({ kind: 'word', value: piece });
+  }
+  return tokens;
+}
+
+interface Piece {
+  text: string;
+  /** The whole piece was one quoted string, so it is a value, never a flag or a field. */
+  quoted: boolean;
+}
+
+/** Splits on white space, keeping quoted runs together: `name="a b"` is one piece `name=a b`. */
+function splitQuoted(text: string): { pieces: Piece[] } | TextError {
+  const pieces: Piece[] = [];
+  let current = '';
+  let started = false;
+  let wholeQuoted = false;
+  let index = 0;
+  const chars = [...text];
+  while (index < chars.length) {
+    const char = chars[index] as string;
+    // A quote opens only where a value starts, so `O'Brien` keeps its apostrophe.
+    const closing = !started || current.endsWith('=') ? CLOSING_QUOTE[char] : undefined;
+    if (closing !== undefined) {
+      const end = chars.indexOf(closing, index + 1);
+      if (end === -1) return { error: `A quote (${char}) is opened but never closed.` };
+      wholeQuoted = !started;
+      current += chars.slice(index + 1, end).join('');
+      started = true;
+      index = end + 1;
+      continue;
+    }
+    if (/\s/u.test(char)) {
+      if (started) pieces.push({ text: current, quoted: wholeQuoted });
+      current = '';
+      started = false;
+      wholeQuoted = false;
+    } else {
+      current += char;
+      started = true;
+      wholeQuoted = false;
+    }
+    index++;
+  }
+  if (started) pieces.push({ text: current, quoted: wholeQuoted });
+  return { pieces };
+}
+
+/** Shortens user text quoted back in a message. */
+export function clip(text: string, max = 40): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseRoleMembers, type RoleMembers } from './app/access.ts';
 import { isScope, SCOPES, type Scope } from './domain/operations.ts';
 
 /**
@@ -192,4 +193,146 @@ export function toPaymentsToolConfig(env: z.output<typeof paymentsEnvSchema>): P
     }),
     logging: Object.freeze({ level: env.LOG_LEVEL }),
   });
+}
+
+const roleList = (name: string, required: boolean) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): RoleMembers | undefined => {
+      if (value === undefined || value.trim() === '') {
+        if (required)
+          ctx.addIssue({
+            code: 'custom',
+            message: `${name} is missing: list the Slack user IDs (U…) or user group IDs (S…) who may use payops`,
+          });
+        return undefined;
+      }
+      const { members, invalid } = parseRoleMembers(value);
+      if (invalid.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} has ${invalid.length} entr${invalid.length === 1 ? 'y' : 'ies'} that are neither a user ID (U…/W…) nor a user group ID (S…): ${invalid.map((entry) => entry.slice(0, 20)).join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return members;
+    });
+
+const slackEnvSchema = z.object({
+  SLACK_BOT_TOKEN: secret('SLACK_BOT_TOKEN').refine((value) => value.startsWith('xoxb-'), {
+    error: 'SLACK_BOT_TOKEN must be a bot token (it starts with xoxb-)',
+  }),
+  SLACK_SIGNING_SECRET: secret('SLACK_SIGNING_SECRET'),
+  SLACK_APP_TOKEN: z
+    .string()
+    .optional()
+    .transform((value) => (value?.trim() ? value.trim() : undefined))
+    .refine((value) => value === undefined || value.startsWith('xapp-'), {
+      error: 'SLACK_APP_TOKEN must be an app-level token (it starts with xapp-)',
+    }),
+  SLACK_API_URL: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return undefined;
+      try {
+        const url = new URL(value.trim());
+        if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopback(url.hostname))) {
+          throw new Error('insecure');
+        }
+        return url.href.endsWith('/') ? url.href : `${url.href}/`;
+      } catch {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'SLACK_API_URL must be an https:// URL (http:// only for a loopback emulation)',
+        });
+        return z.NEVER;
+      }
+    }),
+  PAYOPS_COMMAND: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || '/pay')
+    .refine((value) => /^\/[a-z0-9_-]{1,31}$/.test(value), {
+      error: 'PAYOPS_COMMAND must be a slash command like /pay (lower case, at most 32 characters)',
+    }),
+  PAYOPS_READERS: roleList('PAYOPS_READERS', true),
+  PAYOPS_CHANNELS: z
+    .string()
+    .optional()
+    .transform((value, ctx): ReadonlySet<string> | undefined => {
+      if (value === undefined || value.trim() === '') return undefined;
+      const ids = value
+        .split(',')
+        .map((item) => item.trim())
+        .filter(Boolean);
+      const invalid = ids.filter((id) => !/^[CGD][A-Z0-9]{2,}$/.test(id));
+      if (invalid.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `PAYOPS_CHANNELS must list channel IDs (C…, G… or D…); not IDs: ${invalid.map((id) => id.slice(0, 20)).join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return new Set(ids);
+    }),
+  PAYOPS_ACCESS_ADMIN: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || 'your payops administrator'),
+  PORT: wholeNumber('PORT', 3000, 0, 65_535),
+});
+
+export interface SlackConfig {
+  botToken: string;
+  signingSecret: string;
+  appToken: string | undefined;
+  apiUrl: string | undefined;
+  command: string;
+  readers: RoleMembers;
+  channels: ReadonlySet<string> | undefined;
+  /** Who to ask for access, named in refusals (a person, a channel, a user group mention). */
+  accessAdmin: string;
+  port: number;
+}
+
+export interface Config extends PaymentsToolConfig {
+  slack: SlackConfig;
+}
+
+/** The bot's whole configuration: Payments API, Slack and logging, every problem at once. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const payments = paymentsEnvSchema.safeParse(env);
+  const slack = slackEnvSchema.safeParse(env);
+  const problems = [
+    ...(payments.success ? [] : problemsOf(payments.error)),
+    ...(slack.success ? [] : problemsOf(slack.error)),
+  ];
+  if (!payments.success || !slack.success) throw new ConfigError(problems);
+  const s = slack.data;
+  return Object.freeze({
+    ...toPaymentsToolConfig(payments.data),
+    slack: Object.freeze({
+      botToken: s.SLACK_BOT_TOKEN,
+      signingSecret: s.SLACK_SIGNING_SECRET,
+      appToken: s.SLACK_APP_TOKEN,
+      apiUrl: s.SLACK_API_URL,
+      command: s.PAYOPS_COMMAND,
+      readers: s.PAYOPS_READERS as RoleMembers,
+      channels: s.PAYOPS_CHANNELS,
+      accessAdmin: s.PAYOPS_ACCESS_ADMIN,
+      port: s.PORT,
+    }),
+  });
+}
+
+/** Every secret value in the configuration, for the logger to scrub. */
+export function secretsOf(config: Config | PaymentsToolConfig): string[] {
+  const secrets = [config.payments.apiKey];
+  if ('slack' in config) {
+    secrets.push(config.slack.botToken, config.slack.signingSecret);
+    if (config.slack.appToken) secrets.push(config.slack.appToken);
+  }
+  return secrets;
 }

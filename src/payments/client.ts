@@ -19,7 +19,7 @@ import {
 } from './errors.ts';
 import { parseJsonPreservingDecimals } from './lossless-json.ts';
 import { readProblem } from './problem.ts';
-import { Semaphore } from './semaphore.ts';
+import { Semaphore } from '../lib/semaphore.ts';
 
 export interface PaymentsClientOptions {
   baseUrl: string;

@@ -1,0 +1,48 @@
+import { type Logger as BoltLogger, LogLevel } from '@slack/bolt';
+import type { Logger } from '../logger.ts';
+
+/**
+ * Bolt's logger interface over our pino logger, so what Bolt and its WebClient log goes
+ * through the same redaction. Bolt calls `setLevel(logLevel ?? 'info')` at construction,
+ * which would silently override LOG_LEVEL: the level stays ours and `setLevel` is ignored.
+ */
+export function boltLogger(parent: Logger): BoltLogger {
+  const logger = parent.child({ component: 'bolt' });
+  const write =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...messages: unknown[]) => {
+      const error = messages.find((message): message is Error => message instanceof Error);
+      const text = messages
+        .filter((message) => message !== error)
+        .map((message) => (typeof message === 'string' ? message : safeJson(message)))
+        .join(' ');
+      if (error) logger[level]({ err: error }, text);
+      else logger[level](text);
+    };
+  return {
+    debug: write('debug'),
+    info: write('info'),
+    warn: write('warn'),
+    error: write('error'),
+    setLevel: () => {},
+    getLevel: () => BOLT_LEVELS[logger.level] ?? LogLevel.ERROR,
+    setName: () => {},
+  };
+}
+
+const BOLT_LEVELS: Record<string, LogLevel> = {
+  trace: LogLevel.DEBUG,
+  debug: LogLevel.DEBUG,
+  info: LogLevel.INFO,
+  warn: LogLevel.WARN,
+  error: LogLevel.ERROR,
+  fatal: LogLevel.ERROR,
+};
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}

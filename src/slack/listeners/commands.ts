@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { App, RespondFn, SlashCommand } from '@slack/bolt';
+import type { AccessControl, RoleMembers } from '../../app/access.ts';
+import type { ReadService } from '../../app/reads.ts';
+import { parseCommand, READ_COMMAND_WORDS, usage } from '../../domain/commands.ts';
+import { OPERATION_IDS, OPERATIONS } from '../../domain/operations.ts';
+import type { Logger } from '../../logger.ts';
+import {
+  renderDirectoryUnavailable,
+  renderHelp,
+  renderInternalError,
+  renderInvalid,
+  renderMissingScopes,
+  renderNotAllowed,
+  renderPaymentsError,
+  renderUnknown,
+  renderWrongChannel,
+} from '../blocks/messages.ts';
+import { renderAllBalances, renderRead } from '../blocks/read-result.ts';
+
+export interface CommandDeps {
+  command: string;
+  readers: RoleMembers;
+  channels: ReadonlySet<string> | undefined;
+  accessAdmin: string;
+  access: AccessControl;
+  reads: ReadService;
+  logger: Logger;
+}
+
+type Answer = { text: string; blocks: unknown[] };
+
+/**
+ * `/pay …`: acknowledged at once with an empty body, then answered through `respond`
+ * (the command's response_url), so a slow provider never makes Slack time out.
+ */
+export function registerCommands(app: App, deps: CommandDeps): void {
+  app.command(deps.command, async ({ ack, command, respond }) => {
+    await ack();
+    const logger = deps.logger.child({ userId: command.user_id, channelId: command.channel_id });
+    let answer: Answer;
+    try {
+      answer = await answerCommand(deps, command);
+    } catch (error) {
+      const reference = randomUUID().slice(0, 8);
+      logger.error({ err: error, reference }, 'command failed inside payops');
+      answer = renderInternalError(reference);
+    }
+    await send(respond, answer, logger);
+  });
+}
+
+async function answerCommand(deps: CommandDeps, command: SlashCommand): Promise<Answer> {
+  if (deps.channels && !deps.channels.has(command.channel_id)) {
+    return renderWrongChannel([...deps.channels]);
+  }
+  const access = await deps.access.check(deps.readers, command.user_id);
+  if (!access.allowed) {
+    return access.reason === 'directory_unavailable'
+      ? renderDirectoryUnavailable()
+      : renderNotAllowed(deps.accessAdmin);
+  }
+  const parsed = parseCommand(command.text ?? '');
+  switch (parsed.kind) {
+    case 'help':
+      return renderHelp(helpEntries(deps.reads), deps.command);
+    case 'invalid':
+      return renderInvalid(parsed.message, deps.command);
+    case 'unknown':
+      return renderUnknown(parsed.word, parsed.suggestion, deps.command);
+    case 'all-balances': {
+      const outcome = await deps.reads.allBalances();
+      if (outcome.kind === 'ok')
+        return renderAllBalances(outcome.balances, { total: outcome.total });
+      return renderFailure(outcome);
+    }
+    case 'read': {
+      const outcome = await deps.reads.read(parsed);
+      if (outcome.kind === 'ok') {
+        return renderRead(outcome.operationId, outcome.body, { requestId: outcome.requestId });
+      }
+      return renderFailure(outcome);
+    }
+  }
+}
+
+function renderFailure(
+  outcome: Exclude<Awaited<ReturnType<ReadService['read']>>, { kind: 'ok' }>,
+): Answer {
+  return outcome.kind === 'missing-scopes'
+    ? renderMissingScopes(OPERATIONS[outcome.operationId].summary, outcome.missing)
+    : renderPaymentsError(outcome.error);
+}
+
+/** Every read command, and whether this deployment's key can run it. */
+function helpEntries(reads: ReadService) {
+  return READ_COMMAND_WORDS.filter((word) => word !== 'help').map((word) => {
+    const operations = OPERATION_IDS.filter((id) => OPERATIONS[id].command === word);
+    const missing = [...new Set(operations.flatMap((id) => reads.missingScopes(id)))];
+    const syncMissing = operations.some((id) => OPERATIONS[id].query.some((q) => q.name === 'sync'))
+      ? reads.missingScopes(operations[0] as (typeof operations)[number], ['sync'])
+      : [];
+    const summary = operations.map((id) => OPERATIONS[id].summary).join('; ');
+    const reason =
+      missing.length > 0
+        ? `needs scope ${missing.join(', ')}`
+        : syncMissing.length > 0
+          ? `--sync needs scope ${syncMissing.join(', ')}`
+          : undefined;
+    return {
+      usage: usage(word).replace(/^Usage: /, ''),
+      summary,
+      available: missing.length === 0,
+      ...(reason ? { reason } : {}),
+    };
+  });
+}
+
+async function send(respond: RespondFn, answer: Answer, logger: Logger): Promise<void> {
+  try {
+    await respond({
+      response_type: 'ephemeral',
+      replace_original: false,
+      ...answer,
+    } as Parameters<RespondFn>[0]);
+  } catch (error) {
+    // An expired or exhausted response_url: nothing more can reach this user for this command.
+    logger.warn({ err: error }, 'could not answer through response_url');
+  }
+}

@@ -1,0 +1,530 @@
+import { App, LogLevel, type SlashCommand, webApi } from '@slack/bolt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  botEventsUrl,
+  DEFAULT_SLACK,
+  dmChannelFor,
+  isObject,
+  type SlackDriver,
+  type SlackEmulation,
+  startSlackEmulation,
+} from '../../src/sandbox/slack.ts';
+
+const CHANNEL = 'C0PAYOPS';
+
+const approvalBlocks = [
+  { type: 'section', block_id: 'summary', text: { type: 'mrkdwn', text: 'Pay *10.00 EUR*?' } },
+  {
+    type: 'actions',
+    block_id: 'decision',
+    elements: [
+      {
+        type: 'button',
+        action_id: 'approve',
+        text: { type: 'plain_text', text: 'Approve' },
+        value: 'approval-1',
+        style: 'primary',
+      },
+    ],
+  },
+];
+
+const transferModal = {
+  type: 'modal' as const,
+  callback_id: 'transfer',
+  private_metadata: '{"wallet":"W1"}',
+  title: { type: 'plain_text' as const, text: 'New transfer' },
+  submit: { type: 'plain_text' as const, text: 'Request' },
+  blocks: [
+    {
+      type: 'input' as const,
+      block_id: 'amount',
+      label: { type: 'plain_text' as const, text: 'Amount' },
+      element: { type: 'plain_text_input' as const, action_id: 'value' },
+    },
+    {
+      type: 'actions' as const,
+      block_id: 'extras',
+      elements: [
+        {
+          type: 'button' as const,
+          action_id: 'add_note',
+          text: { type: 'plain_text' as const, text: 'Add a note' },
+        },
+      ],
+    },
+  ],
+};
+
+/** Moves the emulation's clock (trigger and response_url expiry) without waiting. */
+let clockOffsetMs = 0;
+let emu: SlackEmulation;
+let app: App;
+let driver: SlackDriver;
+const commandsHandled: SlashCommand[] = [];
+const clicks: string[] = [];
+
+beforeAll(async () => {
+  emu = await startSlackEmulation({ now: () => Date.now() + clockOffsetMs });
+  app = new App({
+    signingSecret: DEFAULT_SLACK.signingSecret,
+    token: DEFAULT_SLACK.botToken,
+    botId: DEFAULT_SLACK.botId,
+    botUserId: DEFAULT_SLACK.botUserId,
+    logLevel: LogLevel.ERROR,
+    clientOptions: {
+      slackApiUrl: emu.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    },
+  });
+  app.command('/pay', async ({ command, ack, respond, client }) => {
+    await ack();
+    commandsHandled.push(command);
+    if (command.text === 'new') {
+      await client.views.open({ trigger_id: command.trigger_id, view: transferModal });
+    } else {
+      await respond({ response_type: 'ephemeral', text: `Looking up ${command.text}` });
+    }
+  });
+  app.action('approve', async ({ ack, body, client }) => {
+    await ack();
+    if (body.type !== 'block_actions' || body.message === undefined || body.channel === undefined) {
+      return;
+    }
+    clicks.push(body.actions[0]?.type === 'button' ? (body.actions[0].value ?? '') : '');
+    await client.chat.update({
+      channel: body.channel.id,
+      ts: body.message.ts,
+      text: `Approved by <@${body.user.id}>`,
+      blocks: [],
+    });
+  });
+  app.action('add_note', async ({ ack, body, client }) => {
+    await ack();
+    if (body.type !== 'block_actions') return;
+    await client.views.push({ trigger_id: body.trigger_id, view: transferModal }).catch(() => {
+      // The emulation's recorded answer is what the test reads.
+    });
+  });
+  app.view('transfer', async ({ ack, view }) => {
+    const amount = view.state.values.amount?.value?.value ?? '';
+    if (!/^\d+\.\d{2}$/.test(amount)) {
+      await ack({ response_action: 'errors', errors: { amount: 'Enter an amount like 12.50' } });
+      return;
+    }
+    await ack();
+  });
+  app.event('app_home_opened', async ({ event, client }) => {
+    await client.views.publish({
+      user_id: event.user,
+      view: { type: 'home', blocks: [{ type: 'section', text: { type: 'mrkdwn', text: 'Hi' } }] },
+    });
+  });
+  driver = emu.driver(botEventsUrl(await app.start(0)));
+});
+
+afterAll(async () => {
+  await app?.stop();
+  await emu?.close();
+});
+
+/** Runs `/pay new`, whose handler opens the transfer modal, and returns what views.open answered. */
+async function openTransferModal(userId: string) {
+  const sent = await driver.slashCommand({ text: 'new', userId, channelId: CHANNEL });
+  const opened = await emu.waitForCall(
+    'views.open',
+    (call) => call.args.trigger_id === sent.triggerId,
+  );
+  const view = opened.response.view;
+  return {
+    triggerId: sent.triggerId,
+    response: opened.response,
+    viewId: isObject(view) ? String(view.id) : '',
+  };
+}
+
+describe('signed requests to the bot', () => {
+  it('acks a signed slash command with 200; respond() lands at its response_url', async () => {
+    const sent = await driver.slashCommand({
+      text: 'balance W1',
+      userId: 'U0ALICE',
+      channelId: CHANNEL,
+    });
+
+    expect(sent.status).toBe(200);
+    expect(sent.ackMs).toBeGreaterThan(0);
+    const post = await emu.nextResponse(sent.responseUrlId);
+    expect(post).toMatchObject({
+      status: 200,
+      body: { response_type: 'ephemeral', text: 'Looking up balance W1' },
+    });
+    expect(commandsHandled.at(-1)).toMatchObject({
+      command: '/pay',
+      user_name: 'alice',
+      channel_name: 'payops',
+      team_id: DEFAULT_SLACK.teamId,
+      response_url: sent.responseUrl,
+      trigger_id: sent.triggerId,
+    });
+    const { ephemeral } = emu.channel(CHANNEL);
+    expect(ephemeral.at(-1)).toMatchObject({
+      ephemeralTo: 'U0ALICE',
+      text: 'Looking up balance W1',
+    });
+  });
+
+  it.each([
+    ['a bad signature', 'bad-signature'],
+    ['a timestamp older than five minutes', 'stale-timestamp'],
+    ['no signing headers', 'missing-headers'],
+  ] as const)('refuses a request with %s with 401 before any handler runs', async (_, forge) => {
+    const text = `forged ${forge}`;
+    const sent = await driver.slashCommand(
+      { text, userId: 'U0ALICE', channelId: CHANNEL },
+      { forge },
+    );
+
+    expect(sent.status).toBe(401);
+    expect(commandsHandled.map((command) => command.text)).not.toContain(text);
+    expect(emu.responsesTo(sent.responseUrlId)).toEqual([]);
+  });
+
+  it('delivers a block_actions click on a posted message to the action handler', async () => {
+    const posted = await app.client.chat.postMessage({
+      channel: CHANNEL,
+      text: 'Approve?',
+      blocks: approvalBlocks,
+    });
+    const ts = posted.ts ?? '';
+
+    const sent = await driver.blockAction({
+      userId: 'U0BOB',
+      actionId: 'approve',
+      message: { channel: CHANNEL, ts },
+    });
+
+    expect(sent.status).toBe(200);
+    const update = await emu.waitForCall('chat.update', (call) => call.args.ts === ts);
+    expect(update.response.ok).toBe(true);
+    // The button's value came from the stored message, as Slack would send it.
+    expect(clicks).toContain('approval-1');
+    expect(emu.message(CHANNEL, ts)).toMatchObject({ text: 'Approved by <@U0BOB>', blocks: [] });
+  });
+
+  it('delivers Events API JSON to event listeners', async () => {
+    const sent = await driver.event({
+      event: {
+        type: 'app_home_opened',
+        user: 'U0ERIN',
+        channel: dmChannelFor('U0ERIN'),
+        tab: 'home',
+      },
+    });
+
+    expect(sent.status).toBe(200);
+    const publish = await emu.waitForCall(
+      'views.publish',
+      (call) => call.args.user_id === 'U0ERIN',
+    );
+    expect(publish.args.view).toMatchObject({ type: 'home' });
+    expect(publish.response).toMatchObject({
+      ok: true,
+      view: { type: 'home', id: expect.stringMatching(/^V/) },
+    });
+  });
+});
+
+describe('Web API emulation', () => {
+  it('records chat.postMessage and chat.update with their blocks decoded', async () => {
+    const posted = await app.client.chat.postMessage({
+      channel: CHANNEL,
+      text: 'v1',
+      blocks: approvalBlocks,
+    });
+    const updated = await app.client.chat.update({
+      channel: CHANNEL,
+      ts: posted.ts ?? '',
+      text: 'v2',
+      blocks: [],
+    });
+
+    expect(posted.ts).toMatch(/^\d{10}\.\d{6}$/);
+    expect(updated.ts).toBe(posted.ts);
+    const [post, update] = [
+      emu.callsTo('chat.postMessage').at(-1),
+      emu.callsTo('chat.update').at(-1),
+    ];
+    expect(post?.args.blocks).toEqual(approvalBlocks);
+    expect(update?.args).toMatchObject({ ts: posted.ts, text: 'v2', blocks: [] });
+    expect(emu.channel(CHANNEL).messages.find((message) => message.ts === posted.ts)?.text).toBe(
+      'v2',
+    );
+  });
+
+  it('gives every posted message a unique, increasing ts', async () => {
+    const posts = await Promise.all(
+      [1, 2, 3].map((n) => app.client.chat.postMessage({ channel: 'C0GENERAL', text: `m${n}` })),
+    );
+    const stamps = posts.map((post) => post.ts ?? '');
+
+    expect(new Set(stamps).size).toBe(3);
+    expect(emu.channel('C0GENERAL').messages.map((message) => message.ts)).toEqual(
+      [...stamps].sort(),
+    );
+  });
+
+  it('answers message_not_found when chat.update names an unknown ts', async () => {
+    await expect(
+      app.client.chat.update({ channel: CHANNEL, ts: '1.000001', text: 'x' }),
+    ).rejects.toMatchObject({ data: { error: 'message_not_found' } });
+  });
+
+  it('accepts an issued trigger_id once; reused, expired and unknown ones fail', async () => {
+    const opened = await openTransferModal('U0CAROL');
+    expect(opened.response).toMatchObject({ ok: true, view: { callback_id: 'transfer' } });
+
+    const reopen = (triggerId: string) =>
+      app.client.views.open({ trigger_id: triggerId, view: transferModal });
+    await expect(reopen(opened.triggerId)).rejects.toMatchObject({
+      data: { error: 'exchanged_trigger_id' },
+    });
+    await expect(reopen('123.456.unknown')).rejects.toMatchObject({
+      data: { error: 'invalid_trigger_id' },
+    });
+    const stale = emu.issueTriggerId();
+    clockOffsetMs = 3_001;
+    try {
+      await expect(reopen(stale)).rejects.toMatchObject({ data: { error: 'expired_trigger_id' } });
+    } finally {
+      clockOffsetMs = 0;
+    }
+  });
+
+  it('sends a view_submission built from the stored view and returns the parsed ack', async () => {
+    const { viewId } = await openTransferModal('U0DAVE');
+
+    const submit = (value: string) =>
+      driver.viewSubmission({
+        userId: 'U0DAVE',
+        view: {
+          id: viewId,
+          state: { values: { amount: { value: { type: 'plain_text_input', value } } } },
+        },
+      });
+
+    const refused = await submit('lots');
+    expect(refused.status).toBe(200);
+    expect(refused.ack).toEqual({
+      response_action: 'errors',
+      errors: { amount: 'Enter an amount like 12.50' },
+    });
+    expect((await submit('12.50')).ack).toBeUndefined();
+  });
+
+  it('stacks at most three modals: a third views.push answers push_limit_reached', async () => {
+    const { viewId } = await openTransferModal('U0ERIN');
+
+    const pushErrors: unknown[] = [];
+    for (let click = 1; click <= 3; click += 1) {
+      const clicked = await driver.blockAction({
+        userId: 'U0ERIN',
+        actionId: 'add_note',
+        view: { id: viewId },
+      });
+      const push = await emu.waitForCall(
+        'views.push',
+        (call) => call.args.trigger_id === clicked.triggerId,
+      );
+      pushErrors.push(push.response.error);
+    }
+
+    expect(pushErrors).toEqual([undefined, undefined, 'push_limit_reached']);
+  });
+
+  it('refuses a modal whose title is longer than 24 characters', async () => {
+    const view = { ...transferModal, title: { type: 'plain_text' as const, text: 'x'.repeat(25) } };
+    await expect(
+      app.client.views.open({ trigger_id: emu.issueTriggerId(), view }),
+    ).rejects.toMatchObject({ data: { error: 'invalid_arguments' } });
+  });
+
+  it('lists the members of a group; an unknown group gets no_such_subteam', async () => {
+    const approvers = await app.client.usergroups.users.list({ usergroup: 'S0APPROVERS' });
+    const groups = await app.client.usergroups.list({ include_users: true });
+
+    expect(approvers.users).toEqual(['U0ALICE', 'U0BOB', 'U0CAROL']);
+    expect(groups.usergroups?.[0]).toMatchObject({
+      id: 'S0APPROVERS',
+      handle: 'payops-approvers',
+      user_count: 3,
+    });
+    await expect(app.client.usergroups.users.list({ usergroup: 'S0NOPE' })).rejects.toMatchObject({
+      data: { error: 'no_such_subteam' },
+    });
+  });
+
+  it('answers plan_upgrade_required for user groups on a free plan', async () => {
+    const free = await startSlackEmulation({ plan: 'free' });
+    try {
+      const client = new webApi.WebClient(DEFAULT_SLACK.botToken, {
+        slackApiUrl: free.apiUrl,
+        retryConfig: { retries: 0 },
+      });
+      await expect(
+        client.usergroups.users.list({ usergroup: 'S0APPROVERS' }),
+      ).rejects.toMatchObject({
+        data: { error: 'plan_upgrade_required' },
+      });
+    } finally {
+      await free.close();
+    }
+  });
+
+  it('answers users.info and conversations.open from the user directory', async () => {
+    const info = await app.client.users.info({ user: 'U0FRANK' });
+    const dm = await app.client.conversations.open({ users: 'U0ALICE' });
+
+    expect(info.user).toMatchObject({ id: 'U0FRANK', name: 'frank', deleted: true, is_bot: false });
+    expect(dm.channel?.id).toBe(dmChannelFor('U0ALICE'));
+    await expect(app.client.users.info({ user: 'U0NOBODY' })).rejects.toMatchObject({
+      data: { error: 'user_not_found' },
+    });
+  });
+
+  it('identifies the bot on auth.test; a wrong token gets invalid_auth', async () => {
+    const stranger = new webApi.WebClient('xoxb-wrong', {
+      slackApiUrl: emu.apiUrl,
+      retryConfig: { retries: 0 },
+    });
+
+    expect(await app.client.auth.test()).toMatchObject({
+      ok: true,
+      user_id: DEFAULT_SLACK.botUserId,
+      bot_id: DEFAULT_SLACK.botId,
+      team_id: DEFAULT_SLACK.teamId,
+    });
+    await expect(stranger.auth.test()).rejects.toMatchObject({ data: { error: 'invalid_auth' } });
+  });
+
+  it('answers unknown_method for a method it does not emulate', async () => {
+    await expect(app.client.apiCall('chat.teleport')).rejects.toMatchObject({
+      data: { error: 'unknown_method' },
+    });
+  });
+
+  it('keeps the bytes of a files.uploadV2 upload and shares the file in the channel', async () => {
+    const csv = 'id,amount\n1,10.00\n';
+    await app.client.filesUploadV2({
+      channel_id: CHANNEL,
+      filename: 'audit.csv',
+      title: 'Audit export',
+      content: csv,
+      initial_comment: 'Audit export attached',
+    });
+
+    const shared = emu.channel(CHANNEL).messages.at(-1);
+    const fileId = shared?.files?.[0] ?? '';
+    expect(shared?.text).toBe('Audit export attached');
+    expect(emu.callsTo('files.completeUploadExternal').at(-1)?.args.files).toEqual([
+      { id: fileId, title: 'Audit export' },
+    ]);
+    expect(emu.file(fileId)).toMatchObject({
+      filename: 'audit.csv',
+      title: 'Audit export',
+      completed: true,
+    });
+    expect(emu.file(fileId)?.bytes?.toString('utf8')).toBe(csv);
+  });
+});
+
+describe('fault injection', () => {
+  it('answers a failNext ratelimited call with 429 and Retry-After', async () => {
+    emu.failNext('chat.update', 'ratelimited', { retryAfterSec: 7 });
+
+    await expect(
+      app.client.chat.update({ channel: CHANNEL, ts: '1.000001', text: 'x' }),
+    ).rejects.toMatchObject({
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 7,
+    });
+    expect(emu.callsTo('chat.update').at(-1)).toMatchObject({
+      status: 429,
+      response: { error: 'ratelimited' },
+    });
+  });
+
+  it('fails only the next call of the named method', async () => {
+    emu.failNext('users.info', 'fatal_error');
+
+    await expect(app.client.users.info({ user: 'U0BOB' })).rejects.toMatchObject({
+      data: { error: 'fatal_error' },
+    });
+    expect((await app.client.users.info({ user: 'U0BOB' })).ok).toBe(true);
+  });
+
+  it('holds a delayNext call for the given time', async () => {
+    emu.delayNext('conversations.info', 150);
+
+    const started = performance.now();
+    const info = await app.client.conversations.info({ channel: CHANNEL });
+
+    expect(performance.now() - started).toBeGreaterThanOrEqual(140);
+    expect(info.channel).toMatchObject({ id: CHANNEL, name: 'payops' });
+  });
+});
+
+describe('response_url', () => {
+  const post = (url: string, text: string) =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text }),
+    });
+
+  it('accepts five posts and refuses the sixth with 404 used_url', async () => {
+    const { id, url } = emu.issueResponseUrl({ channelId: CHANNEL, userId: 'U0ALICE' });
+
+    for (let n = 1; n <= 5; n += 1) expect((await post(url, `post ${n}`)).status).toBe(200);
+    const sixth = await post(url, 'post 6');
+
+    expect(sixth.status).toBe(404);
+    expect(await sixth.text()).toBe('used_url');
+    expect(emu.responsesTo(id).map((record) => record.status)).toEqual([
+      200, 200, 200, 200, 200, 404,
+    ]);
+  });
+
+  it('refuses unknown and expired response_urls with 404', async () => {
+    const { id, url } = emu.issueResponseUrl({ channelId: CHANNEL, userId: 'U0ALICE' });
+    emu.expireResponseUrl(id);
+
+    expect((await post(`${emu.url}/respond/nope`, 'x')).status).toBe(404);
+    const expired = await post(url, 'x');
+    expect([expired.status, await expired.text()]).toEqual([404, 'expired_url']);
+  });
+
+  it('replaces the clicked message when a response_url post says replace_original', async () => {
+    const posted = await app.client.chat.postMessage({
+      channel: CHANNEL,
+      text: 'pending',
+      blocks: approvalBlocks,
+    });
+    const { url } = emu.issueResponseUrl({
+      channelId: CHANNEL,
+      userId: 'U0BOB',
+      messageTs: posted.ts ?? '',
+    });
+
+    await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ replace_original: true, text: 'done' }),
+    });
+
+    expect(emu.message(CHANNEL, posted.ts ?? '')).toMatchObject({
+      text: 'done',
+      blocks: undefined,
+    });
+  });
+});

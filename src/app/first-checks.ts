@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Scope } from '../domain/operations.ts';
+import { SCOPES, type Scope } from '../domain/operations.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import {
   InvalidApiKeyError,
@@ -137,8 +137,8 @@ function identityProblems(identity: Identity, expected: Expectations): string[] 
     );
   }
   if (expected.scopes) {
-    const held = [...new Set(identity.scopes)].sort();
-    const wanted = [...expected.scopes].sort();
+    const held = [...new Set(identity.scopes)].sort(byCanonicalOrder);
+    const wanted = [...expected.scopes].sort(byCanonicalOrder);
     if (held.join(',') !== wanted.join(',')) {
       problems.push(
         `The key's scopes are ${held.join(', ') || 'none'}, but PAYMENTS_EXPECTED_SCOPES is ${wanted.join(', ')}.`,
@@ -146,6 +146,15 @@ function identityProblems(identity: Identity, expected: Expectations): string[] 
     }
   }
   return problems;
+}
+
+/** read, resources:write, payments:write, then any scope the spec does not name. */
+function byCanonicalOrder(a: string, b: string): number {
+  const rank = (scope: string) => {
+    const index = (SCOPES as readonly string[]).indexOf(scope);
+    return index === -1 ? SCOPES.length : index;
+  };
+  return rank(a) - rank(b) || a.localeCompare(b);
 }
 
 /** Key problems are not fixed by trying again: they need a person. */

@@ -2,15 +2,33 @@ import { runFirstChecks } from '../app/first-checks.ts';
 import { ConfigError, loadPaymentsToolConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { PaymentsClient } from '../payments/client.ts';
+import { SANDBOX_BUSINESS, SANDBOX_KEY, startPaymentsSandbox } from '../sandbox/payments-api.ts';
 
 /**
  * `npm run doctor`: the provider's recommended first checks against the configured API,
  * with a plain report. Exit codes: 0 all good, 1 a check failed, 2 configuration invalid.
+ * `--sandbox` runs them against a bundled sandbox started for the occasion.
  */
-async function main(): Promise<number> {
+async function main(args: string[]): Promise<number> {
+  if (!args.includes('--sandbox')) return doctor(process.env);
+  const sandbox = await startPaymentsSandbox();
+  try {
+    return await doctor({
+      ...process.env,
+      PAYMENTS_BASE_URL: sandbox.url,
+      PAYMENTS_API_KEY: SANDBOX_KEY.full,
+      PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+    });
+  } finally {
+    await sandbox.close();
+  }
+}
+
+async function doctor(env: Record<string, string | undefined>): Promise<number> {
   let config: ReturnType<typeof loadPaymentsToolConfig>;
   try {
-    config = loadPaymentsToolConfig();
+    config = loadPaymentsToolConfig(env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     console.error(`payops doctor: ${error.message}`);
@@ -50,4 +68,4 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+process.exitCode = await main(process.argv.slice(2));

@@ -5,10 +5,10 @@ import {
   requiredScopes,
   type Scope,
 } from '../domain/operations.ts';
+import { Semaphore } from '../lib/semaphore.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
 import { findList, recordIdentity } from '../payments/response-shape.ts';
-import { Semaphore } from '../lib/semaphore.ts';
 
 /**
  * The queries behind `/pay` read commands. Scopes are checked against the key's own

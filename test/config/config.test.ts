@@ -66,7 +66,11 @@ describe('payments configuration', () => {
   });
 
   it('allows plain http only for loopback hosts', () => {
-    for (const url of ['http://127.0.0.1:4010/v1', 'http://localhost:4010/v1/', 'http://[::1]:1/v1']) {
+    for (const url of [
+      'http://127.0.0.1:4010/v1',
+      'http://localhost:4010/v1/',
+      'http://[::1]:1/v1',
+    ]) {
       expect(problems({ ...valid, PAYMENTS_BASE_URL: url })).toEqual([]);
     }
     expect(problems({ ...valid, PAYMENTS_BASE_URL: 'http://10.0.0.5/v1' })).toHaveLength(1);

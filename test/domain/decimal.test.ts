@@ -10,7 +10,8 @@ import {
 
 describe('decimal strings', () => {
   it('accepts only plain positive decimals as amounts', () => {
-    for (const ok of ['1', '0.01', '1250.50', '10000']) expect(isPositiveDecimalString(ok)).toBe(true);
+    for (const ok of ['1', '0.01', '1250.50', '10000'])
+      expect(isPositiveDecimalString(ok)).toBe(true);
     for (const bad of ['0', '0.00', '-1', '1e3', '01', '1.', '.5', ' 1', '1,000', 'NaN', '']) {
       expect(isPositiveDecimalString(bad)).toBe(false);
     }

@@ -10,21 +10,29 @@ describe('masking banking details', () => {
 
   it('redacts sensitive fields at any depth for logs', () => {
     const redacted = redactForLog({
-      request: { body: { beneficiary_account: '000123456789', beneficiary_name: 'Jane Roe', amount: '10.00' } },
+      request: {
+        body: {
+          beneficiary_account: '000123456789',
+          beneficiary_name: 'Jane Roe',
+          amount: '10.00',
+        },
+      },
       list: [{ account_number: '987654321' }],
       headers: { 'x-api-key': 'secret' },
     });
     expect(redacted).toEqual({
-      request: { body: { beneficiary_account: '••••6789', beneficiary_name: '[redacted]', amount: '10.00' } },
+      request: {
+        body: { beneficiary_account: '••••6789', beneficiary_name: '[redacted]', amount: '10.00' },
+      },
       list: [{ account_number: '••••4321' }],
       headers: { 'x-api-key': '[redacted]' },
     });
   });
 
   it('scrubs field=value details inside free text, keeping JSON quoting intact', () => {
-    expect(redactSensitiveText('payout amount=10 beneficiary_account=000123456789 currency=USD')).toBe(
-      'payout amount=10 beneficiary_account=[redacted] currency=USD',
-    );
+    expect(
+      redactSensitiveText('payout amount=10 beneficiary_account=000123456789 currency=USD'),
+    ).toBe('payout amount=10 beneficiary_account=[redacted] currency=USD');
     expect(redactSensitiveText('{"account_number":"987654321","x":1}')).toBe(
       '{"account_number":"[redacted]","x":1}',
     );

@@ -7,7 +7,9 @@ import { findList, recordIdentity } from '../../src/payments/response-shape.ts';
 describe('lossless JSON', () => {
   it('keeps every digit of decimal numbers as the provider wrote them', () => {
     expect(
-      parseJsonPreservingDecimals('{"amount":1250.50,"rate":0.91843700,"n":3,"big":90071992547409930}'),
+      parseJsonPreservingDecimals(
+        '{"amount":1250.50,"rate":0.91843700,"n":3,"big":90071992547409930}',
+      ),
     ).toEqual({ amount: '1250.50', rate: '0.91843700', n: 3, big: '90071992547409930' });
   });
 
@@ -55,10 +57,20 @@ describe('lossless JSON', () => {
 
 describe('error bodies of unknown shape', () => {
   it.each([
-    ['{"error":{"code":"INSUFFICIENT_API_KEY_SCOPE","message":"nope","request_id":"r1"}}', 'INSUFFICIENT_API_KEY_SCOPE', 'nope', 'r1'],
+    [
+      '{"error":{"code":"INSUFFICIENT_API_KEY_SCOPE","message":"nope","request_id":"r1"}}',
+      'INSUFFICIENT_API_KEY_SCOPE',
+      'nope',
+      'r1',
+    ],
     ['{"code":"X_Y","message":"m","requestId":"r2"}', 'X_Y', 'm', 'r2'],
     ['{"errors":[{"code":"E1","detail":"d"}],"meta":{"request_id":"r3"}}', 'E1', 'd', 'r3'],
-    ['{"error":"API_KEY_SCOPE_REVIEW_REQUIRED"}', 'API_KEY_SCOPE_REVIEW_REQUIRED', 'API_KEY_SCOPE_REVIEW_REQUIRED', undefined],
+    [
+      '{"error":"API_KEY_SCOPE_REVIEW_REQUIRED"}',
+      'API_KEY_SCOPE_REVIEW_REQUIRED',
+      'API_KEY_SCOPE_REVIEW_REQUIRED',
+      undefined,
+    ],
     ['{"error":"An API key is required"}', undefined, 'An API key is required', undefined],
     ['<html>Bad gateway</html>\nmore', undefined, '<html>Bad gateway</html>', undefined],
     ['', undefined, undefined, undefined],
@@ -82,7 +94,11 @@ describe('lists and records of unknown shape', () => {
     expect(findList([1, 2])).toEqual({ items: [1, 2], at: '', total: undefined });
     expect(findList({ data: [1], total: 7 })).toEqual({ items: [1], at: 'data', total: 7 });
     expect(findList({ wallets: [1] })?.at).toBe('wallets');
-    expect(findList({ data: { items: [3] } })).toEqual({ items: [3], at: 'data.items', total: undefined });
+    expect(findList({ data: { items: [3] } })).toEqual({
+      items: [3],
+      at: 'data.items',
+      total: undefined,
+    });
     expect(findList({ status: 'ok' })).toBeUndefined();
     expect(findList('text')).toBeUndefined();
   });

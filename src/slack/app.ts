@@ -6,8 +6,10 @@ import type { SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from './bolt-logger.ts';
 import type { BotIdentity } from './directory.ts';
+import { registerAppHome } from './listeners/app-home.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
+import type { ListenerRegistry } from './listeners/registry.ts';
 
 export interface Readiness {
   ready: boolean;
@@ -58,17 +60,27 @@ export function createSlackApp(deps: SlackAppDeps): App {
       ? { socketMode: true, appToken: slack.appToken, installerOptions: { port: slack.port } }
       : { port: slack.port }),
   });
-  registerCommands(app, {
-    command: slack.command,
-    readers: slack.readers,
-    channels: slack.channels,
-    accessAdmin: slack.accessAdmin,
+  registerListeners(app, deps);
+  return app;
+}
+
+/**
+ * Every listener payops has. The manifest test calls this with a recorder to check that
+ * manifest.yml declares exactly what the code registers.
+ */
+export function registerListeners(app: ListenerRegistry, deps: SlackAppDeps): void {
+  const readerDeps = {
+    command: deps.slack.command,
+    readers: deps.slack.readers,
+    channels: deps.slack.channels,
+    accessAdmin: deps.slack.accessAdmin,
     access: deps.access,
     reads: deps.reads,
     logger: deps.logger,
-  });
+  };
+  registerCommands(app, readerDeps);
+  registerAppHome(app, readerDeps);
   registerEvents(app, { access: deps.access, logger: deps.logger });
-  return app;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

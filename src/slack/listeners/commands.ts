@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { App, RespondFn, SlashCommand } from '@slack/bolt';
+import type { RespondFn, SlashCommand } from '@slack/bolt';
 import type { AccessControl, RoleMembers } from '../../app/access.ts';
+import { readCommandHelp } from '../../app/help.ts';
 import type { ReadService } from '../../app/reads.ts';
-import { parseCommand, READ_COMMAND_WORDS, usage } from '../../domain/commands.ts';
-import { OPERATION_IDS, OPERATIONS } from '../../domain/operations.ts';
+import { parseCommand } from '../../domain/commands.ts';
+import { OPERATIONS } from '../../domain/operations.ts';
 import type { Logger } from '../../logger.ts';
 import {
   renderDirectoryUnavailable,
@@ -17,6 +18,7 @@ import {
   renderWrongChannel,
 } from '../blocks/messages.ts';
 import { renderAllBalances, renderRead } from '../blocks/read-result.ts';
+import type { ListenerRegistry } from './registry.ts';
 
 export interface CommandDeps {
   command: string;
@@ -34,7 +36,7 @@ type Answer = { text: string; blocks: unknown[] };
  * `/pay …`: acknowledged at once with an empty body, then answered through `respond`
  * (the command's response_url), so a slow provider never makes Slack time out.
  */
-export function registerCommands(app: App, deps: CommandDeps): void {
+export function registerCommands(app: ListenerRegistry, deps: CommandDeps): void {
   app.command(deps.command, async ({ ack, command, respond }) => {
     await ack();
     const logger = deps.logger.child({ userId: command.user_id, channelId: command.channel_id });
@@ -63,7 +65,7 @@ async function answerCommand(deps: CommandDeps, command: SlashCommand): Promise<
   const parsed = parseCommand(command.text ?? '');
   switch (parsed.kind) {
     case 'help':
-      return renderHelp(helpEntries(deps.reads), deps.command);
+      return renderHelp(readCommandHelp(deps.reads), deps.command);
     case 'invalid':
       return renderInvalid(parsed.message, deps.command);
     case 'unknown':
@@ -90,30 +92,6 @@ function renderFailure(
   return outcome.kind === 'missing-scopes'
     ? renderMissingScopes(OPERATIONS[outcome.operationId].summary, outcome.missing)
     : renderPaymentsError(outcome.error);
-}
-
-/** Every read command, and whether this deployment's key can run it. */
-function helpEntries(reads: ReadService) {
-  return READ_COMMAND_WORDS.filter((word) => word !== 'help').map((word) => {
-    const operations = OPERATION_IDS.filter((id) => OPERATIONS[id].command === word);
-    const missing = [...new Set(operations.flatMap((id) => reads.missingScopes(id)))];
-    const syncMissing = operations.some((id) => OPERATIONS[id].query.some((q) => q.name === 'sync'))
-      ? reads.missingScopes(operations[0] as (typeof operations)[number], ['sync'])
-      : [];
-    const summary = operations.map((id) => OPERATIONS[id].summary).join('; ');
-    const reason =
-      missing.length > 0
-        ? `needs scope ${missing.join(', ')}`
-        : syncMissing.length > 0
-          ? `--sync needs scope ${syncMissing.join(', ')}`
-          : undefined;
-    return {
-      usage: usage(word).replace(/^Usage: /, ''),
-      summary,
-      available: missing.length === 0,
-      ...(reason ? { reason } : {}),
-    };
-  });
 }
 
 async function send(respond: RespondFn, answer: Answer, logger: Logger): Promise<void> {

@@ -1,0 +1,86 @@
+import { type RunningBot, startBot } from '../bot.ts';
+import { loadConfig } from '../config.ts';
+import { createLogger, type Logger } from '../logger.ts';
+import {
+  type PaymentsSandbox,
+  SANDBOX_BUSINESS,
+  SANDBOX_KEY,
+  type SandboxOptions,
+  startPaymentsSandbox,
+} from './payments-api.ts';
+import {
+  type SlackDriver,
+  type SlackEmulation,
+  type SlackEmulationOptions,
+  startSlackEmulation,
+} from './slack.ts';
+
+/**
+ * The whole of payops on one machine, over real HTTP on loopback: the Payments sandbox, the
+ * Slack emulation and the real bot between them. Used by the end-to-end tests, the demo and
+ * the benchmark, so all three exercise exactly what production runs.
+ */
+export interface Rehearsal {
+  sandbox: PaymentsSandbox;
+  slack: SlackEmulation;
+  bot: RunningBot;
+  /** The bot's Slack endpoint, `http://127.0.0.1:PORT/slack/events`. */
+  botUrl: string;
+  /** Sends correctly signed Slack requests to the bot. */
+  driver: SlackDriver;
+  env: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface RehearsalOptions {
+  /** Environment on top of the rehearsal's own (keys, URLs, readers…). */
+  env?: Record<string, string>;
+  sandbox?: SandboxOptions;
+  slack?: SlackEmulationOptions;
+  logger?: Logger;
+}
+
+/** Readers by default: the emulation's alice, bob and carol through their user group, and dave. */
+export const REHEARSAL_READERS = 'U0DAVE,S0APPROVERS';
+
+export async function startRehearsal(options: RehearsalOptions = {}): Promise<Rehearsal> {
+  const sandbox = await startPaymentsSandbox(options.sandbox);
+  const slack = await startSlackEmulation(options.slack);
+  const env: Record<string, string> = {
+    PAYMENTS_BASE_URL: sandbox.url,
+    PAYMENTS_API_KEY: SANDBOX_KEY.full,
+    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
+    SLACK_BOT_TOKEN: slack.config.botToken,
+    SLACK_SIGNING_SECRET: slack.config.signingSecret,
+    SLACK_API_URL: slack.apiUrl,
+    PAYOPS_READERS: REHEARSAL_READERS,
+    PAYOPS_ACCESS_ADMIN: '#payops-admins',
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  };
+  const config = loadConfig(env);
+  const logger =
+    options.logger ??
+    createLogger({ level: config.logging.level, secrets: [], destination: process.stderr });
+  let bot: RunningBot;
+  try {
+    bot = await startBot(config, logger);
+  } catch (error) {
+    await Promise.all([sandbox.close(), slack.close()]);
+    throw error;
+  }
+  const botUrl = `http://127.0.0.1:${bot.port}/slack/events`;
+  return {
+    sandbox,
+    slack,
+    bot,
+    botUrl,
+    driver: slack.driver(botUrl),
+    env,
+    async close() {
+      await bot.stop();
+      await Promise.all([sandbox.close(), slack.close()]);
+    },
+  };
+}

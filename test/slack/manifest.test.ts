@@ -1,0 +1,122 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { AccessControl } from '../../src/app/access.ts';
+import { ReadService } from '../../src/app/reads.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logger.ts';
+import { PaymentsClient } from '../../src/payments/client.ts';
+import { registerListeners } from '../../src/slack/app.ts';
+import type { ListenerRegistry } from '../../src/slack/listeners/registry.ts';
+
+interface Manifest {
+  _metadata: { major_version: number };
+  display_information: { name: string; description?: string };
+  features: {
+    app_home?: { home_tab_enabled?: boolean };
+    bot_user: { display_name: string };
+    slash_commands: Array<{
+      command: string;
+      url?: string;
+      description: string;
+      usage_hint?: string;
+    }>;
+  };
+  oauth_config: { scopes: { bot: string[] } };
+  settings: {
+    event_subscriptions: { request_url?: string; bot_events: string[] };
+    interactivity: { is_enabled: boolean; request_url?: string };
+    socket_mode_enabled: boolean;
+  };
+}
+
+const manifest = parse(readFileSync('manifest.yml', 'utf8')) as Manifest;
+
+/** Registers every listener on a recorder instead of Bolt, to see what the code handles. */
+function registered() {
+  const seen = {
+    commands: [] as string[],
+    events: [] as string[],
+    actions: [] as string[],
+    views: [] as string[],
+  };
+  const record = (list: string[]) => (name: unknown) => {
+    list.push(String(name));
+  };
+  const recorder = {
+    command: record(seen.commands),
+    event: record(seen.events),
+    action: record(seen.actions),
+    view: record(seen.views),
+  } as unknown as ListenerRegistry;
+  const config = loadConfig({
+    PAYMENTS_BASE_URL: 'https://api.example.com/v1',
+    PAYMENTS_API_KEY: 'sk_test_manifest',
+    PAYMENTS_EXPECTED_CUSTOMER_ID: 'cus_1',
+    SLACK_BOT_TOKEN: 'xoxb-manifest',
+    SLACK_SIGNING_SECRET: 'manifest-secret',
+    PAYOPS_READERS: 'U1234',
+  });
+  const logger = createLogger({ level: 'silent', secrets: [] });
+  const client = new PaymentsClient({ ...config.payments, logger });
+  registerListeners(recorder, {
+    slack: config.slack,
+    logger,
+    identity: { botId: 'B1', botUserId: 'U1', teamId: undefined },
+    access: new AccessControl({ members: async () => [] }),
+    reads: new ReadService(client, ['read']),
+    readiness: async () => ({ ready: true, checks: {} }),
+  });
+  return seen;
+}
+
+describe('manifest.yml', () => {
+  const code = registered();
+
+  it('is a valid version 1 manifest within Slack limits', () => {
+    expect(manifest._metadata.major_version).toBe(1);
+    expect(manifest.display_information.name.length).toBeLessThanOrEqual(35);
+    expect(manifest.features.bot_user.display_name).toBeTruthy();
+    for (const command of manifest.features.slash_commands) {
+      expect(command.command).toMatch(/^\/[a-z0-9_-]{1,31}$/);
+      expect(command.description.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('declares exactly the slash commands the code registers', () => {
+    expect(manifest.features.slash_commands.map((command) => command.command)).toEqual(
+      code.commands,
+    );
+  });
+
+  it('subscribes to exactly the events the code handles', () => {
+    expect([...manifest.settings.event_subscriptions.bot_events].sort()).toEqual(
+      [...new Set(code.events)].sort(),
+    );
+    expect(manifest.features.app_home?.home_tab_enabled).toBe(
+      code.events.includes('app_home_opened'),
+    );
+  });
+
+  it('turns interactivity on, for the buttons and modals the code registers', () => {
+    expect(manifest.settings.interactivity.is_enabled).toBe(true);
+  });
+
+  it('asks only for the bot scopes the code uses, each documented in the README', () => {
+    const needed = ['commands'];
+    if (code.events.some((event) => event.startsWith('subteam_'))) needed.push('usergroups:read');
+    expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(needed.sort());
+    const readme = readFileSync('README.md', 'utf8');
+    for (const scope of manifest.oauth_config.scopes.bot) expect(readme).toContain(`\`${scope}\``);
+  });
+
+  it('points every request URL at the one Bolt endpoint, in HTTP mode', () => {
+    expect(manifest.settings.socket_mode_enabled).toBe(false);
+    const urls = [
+      ...manifest.features.slash_commands.map((command) => command.url),
+      manifest.settings.event_subscriptions.request_url,
+      manifest.settings.interactivity.request_url,
+    ];
+    for (const url of urls) expect(url).toMatch(/^https:\/\/[^/]+\/slack\/events$/);
+  });
+});

@@ -79,26 +79,37 @@ export function recordIdentity(record: unknown): RecordIdentity {
   if (!isRecord(record)) {
     return { id: undefined, name: undefined, status: undefined, createdAt: undefined };
   }
+  const keys = identityKeys(record);
+  const at = (key: string | undefined) => (key === undefined ? undefined : scalarText(record[key]));
   return {
-    id: firstScalar(record, ID_KEYS) ?? suffixedId(record),
-    name: firstScalar(record, NAME_KEYS),
-    status: firstScalar(record, STATUS_KEYS),
-    createdAt: firstScalar(record, CREATED_KEYS),
+    id: at(keys.id),
+    name: at(keys.name),
+    status: at(keys.status),
+    createdAt: at(keys.createdAt),
+  };
+}
+
+/**
+ * The keys `recordIdentity` found its fields under, for a display that shows them first and
+ * must not repeat them among the rest.
+ */
+export function identityKeys(record: JsonRecord): Record<keyof RecordIdentity, string | undefined> {
+  return {
+    id: firstScalarKey(record, ID_KEYS) ?? suffixedIdKey(record),
+    name: firstScalarKey(record, NAME_KEYS),
+    status: firstScalarKey(record, STATUS_KEYS),
+    createdAt: firstScalarKey(record, CREATED_KEYS),
   };
 }
 
 /** `payout_id`, `transferId`: a record's own id when it has no plain `id`. */
-function suffixedId(record: JsonRecord): string | undefined {
+function suffixedIdKey(record: JsonRecord): string | undefined {
   const key = Object.keys(record).find((name) => /(^|_)id$|Id$/.test(name));
-  return key ? scalarText(record[key]) : undefined;
+  return key !== undefined && scalarText(record[key]) !== undefined ? key : undefined;
 }
 
-function firstScalar(record: JsonRecord, keys: string[]): string | undefined {
-  for (const key of keys) {
-    const text = scalarText(record[key]);
-    if (text !== undefined) return text;
-  }
-  return undefined;
+function firstScalarKey(record: JsonRecord, keys: string[]): string | undefined {
+  return keys.find((key) => Object.hasOwn(record, key) && scalarText(record[key]) !== undefined);
 }
 
 /** Strings as they are; numbers as the provider wrote them after JSON parsing. */

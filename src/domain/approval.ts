@@ -1,0 +1,120 @@
+import { createHash } from 'node:crypto';
+import type { WriteOperationId } from './operations.ts';
+
+/**
+ * A payment request and its life: one explicit state machine. A request is created pending,
+ * collects approvals from people other than its requester, and is executed exactly once when
+ * it has enough — or it is rejected, cancelled or expires first.
+ */
+export type RequestStatus =
+  | 'pending'
+  /** Claimed for its one call to the provider; nobody else may call. */
+  | 'executing'
+  /** The provider accepted it (2xx). Submitted, not settled. */
+  | 'submitted'
+  /** The provider refused it (4xx): not executed. */
+  | 'failed'
+  /** Timeout, dropped connection or 5xx: may or may not have been executed. Never retried. */
+  | 'unknown'
+  | 'rejected'
+  | 'cancelled'
+  | 'expired';
+
+export const TRANSITIONS: Readonly<Record<RequestStatus, readonly RequestStatus[]>> = {
+  pending: ['executing', 'rejected', 'cancelled', 'expired'],
+  executing: ['submitted', 'failed', 'unknown'],
+  submitted: [],
+  failed: [],
+  unknown: [],
+  rejected: [],
+  cancelled: [],
+  expired: [],
+};
+
+export function canTransition(from: RequestStatus, to: RequestStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function isFinal(status: RequestStatus): boolean {
+  return TRANSITIONS[status].length === 0;
+}
+
+/** What is asked of the provider, exactly: the operation, its path and the body's bytes. */
+export interface WriteIntent {
+  operationId: WriteOperationId;
+  path: Readonly<Record<string, string>>;
+  /** Fields as the requester gave them, in the catalogue's order; all strings. */
+  fields: Readonly<Record<string, string>>;
+}
+
+/** The exact JSON text that will be sent, or undefined for a write without a body. */
+export function bodyText(intent: WriteIntent): string | undefined {
+  return Object.keys(intent.fields).length === 0 ? undefined : JSON.stringify(intent.fields);
+}
+
+/**
+ * A short fingerprint of exactly what will be sent. It is shown on the approval message and
+ * checked again right before the call, so what is executed is what was approved.
+ */
+export function fingerprint(
+  operationId: WriteOperationId,
+  path: Readonly<Record<string, string>>,
+  body: string | undefined,
+): string {
+  const pathPart = Object.keys(path)
+    .sort()
+    .map((name) => `${name}=${path[name]}`)
+    .join('&');
+  return createHash('sha256')
+    .update(`${operationId}\n${pathPart}\n${body ?? ''}`)
+    .digest('hex')
+    .slice(0, 16);
+}
+
+export interface ProviderOutcome {
+  status?: number | undefined;
+  requestId?: string | undefined;
+  /** The provider's id of what it created or changed, when found. */
+  providerId?: string | undefined;
+  /** The provider's own word for the record's status, e.g. `pending`. */
+  providerStatus?: string | undefined;
+  code?: string | undefined;
+  message?: string | undefined;
+}
+
+export interface Reconciliation {
+  checkedAt: string;
+  /** `found`: a matching record exists (so it was executed); `not_found`: none seen yet. */
+  result: 'found' | 'not_found' | 'check_failed';
+  providerId?: string | undefined;
+  providerStatus?: string | undefined;
+  detail: string;
+}
+
+export interface PaymentRequest {
+  /** The request's number, shown as `#12`. */
+  id: number;
+  operationId: WriteOperationId;
+  path: Record<string, string>;
+  /** Exact JSON text to send; undefined for a write without a body. */
+  body: string | undefined;
+  fingerprint: string;
+  requesterId: string;
+  status: RequestStatus;
+  requiredApprovals: number;
+  approvals: Array<{ userId: string; at: string }>;
+  createdAt: string;
+  expiresAt: string;
+  /** Where its approval message is: a click counts only from there. */
+  channelId: string | undefined;
+  messageTs: string | undefined;
+  decidedBy: string | undefined;
+  reason: string | undefined;
+  outcome: ProviderOutcome | undefined;
+  reconciliation: Reconciliation | undefined;
+  updatedAt: string;
+}
+
+export function fieldsOf(request: Pick<PaymentRequest, 'body'>): Record<string, string> {
+  return request.body === undefined ? {} : (JSON.parse(request.body) as Record<string, string>);
+}

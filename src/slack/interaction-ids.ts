@@ -1,0 +1,16 @@
+/**
+ * Every action_id and callback_id payops puts on a button or a modal, in one place: the
+ * builders use them, the listeners register them, the manifest test checks them.
+ */
+export const ACTION = {
+  approve: 'payops.approve',
+  reject: 'payops.reject',
+  cancel: 'payops.cancel',
+} as const;
+
+export const VIEW = {
+  /** The modal a requester fills in for a write, when the command had no fields. */
+  request: 'payops.request',
+  /** The modal asking a rejecting approver for a reason. */
+  rejectReason: 'payops.reject_reason',
+} as const;

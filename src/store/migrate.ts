@@ -1,0 +1,33 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import type { Database } from './database.ts';
+
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+/** Any constant shared by all payops processes: serialises concurrent migrators. */
+const MIGRATION_LOCK = 72_450_001;
+
+/**
+ * Applies `migrations/NNNN_name.sql` in order, each in its own transaction, recorded in
+ * `schema_migrations`. Replicas starting together wait on an advisory lock instead of racing.
+ */
+export async function migrate(db: Database): Promise<string[]> {
+  await db.exec(
+    'create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())',
+  );
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
+    .sort();
+  const applied: string[] = [];
+  for (const file of files) {
+    const version = file.slice(0, 4);
+    const done = await db.transaction(async (tx) => {
+      await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      const seen = await tx.query('select 1 from schema_migrations where version = $1', [version]);
+      if (seen.length > 0) return false;
+      await tx.exec(readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8'));
+      await tx.query('insert into schema_migrations (version) values ($1)', [version]);
+      return true;
+    });
+    if (done) applied.push(file);
+  }
+  return applied;
+}

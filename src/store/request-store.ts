@@ -1,0 +1,470 @@
+import type {
+  PaymentRequest,
+  ProviderOutcome,
+  Reconciliation,
+  RequestStatus,
+} from '../domain/approval.ts';
+import type { WriteOperationId } from '../domain/operations.ts';
+import type { Database, Queryable } from './database.ts';
+
+/**
+ * Payment requests in SQL. Every change of status is one conditional UPDATE (`… where
+ * status = 'pending'`) under a row lock, written with its audit row in the same transaction:
+ * double clicks, redeliveries, two approvers at once and several replicas on one database
+ * can never claim a request twice.
+ */
+
+export interface NewRequest {
+  operationId: WriteOperationId;
+  path: Record<string, string>;
+  body: string | undefined;
+  fingerprint: string;
+  requesterId: string;
+  requiredApprovals: number;
+  expiresAt: Date;
+  requesterChannelId: string | undefined;
+}
+
+export interface FreezeState {
+  frozen: boolean;
+  reason: string | undefined;
+  changedBy: string | undefined;
+  changedAt: string | undefined;
+}
+
+export interface AuditEntry {
+  id: number;
+  at: string;
+  requestId: number | undefined;
+  actor: string;
+  event: string;
+  fromStatus: string | undefined;
+  toStatus: string | undefined;
+  fingerprint: string | undefined;
+  detail: Record<string, unknown> | undefined;
+}
+
+export type ApproveResult =
+  | { kind: 'not_found' }
+  | { kind: 'refused'; reason: string; request: PaymentRequest }
+  | { kind: 'frozen'; freeze: FreezeState; request: PaymentRequest }
+  /** Counted; more approvals are needed. */
+  | { kind: 'recorded'; request: PaymentRequest }
+  /** Counted, and it was the last one needed: this caller alone must now execute it. */
+  | { kind: 'claimed'; request: PaymentRequest };
+
+/** Checked under the row lock: why this approval must not count, or undefined. */
+export type ApprovalRule = (request: PaymentRequest, approverId: string) => string | undefined;
+
+const SELECT_REQUEST = `
+  select r.*, coalesce(
+    (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at) order by a.approved_at)
+       from approvals a where a.request_id = r.id), '[]'::json) as approval_list
+  from payment_requests r`;
+
+export class RequestStore {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async create(request: NewRequest): Promise<PaymentRequest> {
+    return this.#db.transaction(async (tx) => {
+      const [row] = await tx.query<{ id: unknown }>(
+        `insert into payment_requests
+           (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id)
+         values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
+        [
+          request.operationId,
+          JSON.stringify(request.path),
+          request.body ?? null,
+          request.fingerprint,
+          request.requesterId,
+          request.requiredApprovals,
+          request.expiresAt.toISOString(),
+          request.requesterChannelId ?? null,
+        ],
+      );
+      const id = Number(row?.id);
+      await audit(
+        tx,
+        id,
+        request.requesterId,
+        'requested',
+        undefined,
+        'pending',
+        request.fingerprint,
+        {
+          operationId: request.operationId,
+          requiredApprovals: request.requiredApprovals,
+        },
+      );
+      return (await load(tx, id)) as PaymentRequest;
+    });
+  }
+
+  get(id: number): Promise<PaymentRequest | undefined> {
+    return load(this.#db, id);
+  }
+
+  async attachMessage(id: number, channelId: string, messageTs: string): Promise<void> {
+    await this.#db.query(
+      'update payment_requests set channel_id = $2, message_ts = $3, updated_at = now() where id = $1',
+      [id, channelId, messageTs],
+    );
+  }
+
+  async listPending(limit: number): Promise<{ requests: PaymentRequest[]; total: number }> {
+    const rows = await this.#db.query<Row>(
+      `${SELECT_REQUEST} where r.status = 'pending' order by r.id limit $1`,
+      [limit],
+    );
+    const [count] = await this.#db.query<{ total: unknown }>(
+      "select count(*) as total from payment_requests where status = 'pending'",
+    );
+    return { requests: rows.map(toRequest), total: Number(count?.total ?? 0) };
+  }
+
+  /**
+   * Counts one person's approval, once. When it completes the required number — and payments
+   * are not frozen — the request moves to `executing` in the same transaction and the caller
+   * is told it alone holds the claim. A refused or frozen click changes nothing.
+   */
+  async approve(
+    id: number,
+    approverId: string,
+    claimedBy: string,
+    rule: ApprovalRule,
+  ): Promise<ApproveResult> {
+    return this.#db.transaction(async (tx) => {
+      const request = await load(tx, id, { lock: true });
+      if (!request) return { kind: 'not_found' };
+      const refusal = rule(request, approverId);
+      if (refusal) return { kind: 'refused', reason: refusal, request };
+      const complete = request.approvals.length + 1 >= request.requiredApprovals;
+      if (complete) {
+        const freeze = await readFreeze(tx, { lock: true });
+        if (freeze.frozen) return { kind: 'frozen', freeze, request };
+      }
+      await tx.query('insert into approvals (request_id, approver_id) values ($1, $2)', [
+        id,
+        approverId,
+      ]);
+      await audit(tx, id, approverId, 'approved', 'pending', 'pending', request.fingerprint, {
+        approvals: request.approvals.length + 1,
+        required: request.requiredApprovals,
+      });
+      if (!complete) return { kind: 'recorded', request: (await load(tx, id)) as PaymentRequest };
+      const claimed = await tx.query(
+        `update payment_requests set status = 'executing', claimed_at = now(), claimed_by = $2, updated_at = now()
+         where id = $1 and status = 'pending' returning id`,
+        [id, claimedBy],
+      );
+      if (claimed.length !== 1) throw new Error(`request ${id} changed under its row lock`);
+      await audit(tx, id, 'payops', 'claimed', 'pending', 'executing', request.fingerprint, {
+        claimedBy,
+      });
+      return { kind: 'claimed', request: (await load(tx, id)) as PaymentRequest };
+    });
+  }
+
+  /** pending → rejected, with the approver and the reason. */
+  reject(id: number, actor: string, reason: string): Promise<PaymentRequest | undefined> {
+    return this.#decide(id, actor, 'rejected', reason, 'rejected');
+  }
+
+  /** pending → cancelled, by its requester only. */
+  cancel(id: number, actor: string): Promise<PaymentRequest | undefined> {
+    return this.#decide(id, actor, 'cancelled', undefined, 'cancelled', actor);
+  }
+
+  async #decide(
+    id: number,
+    actor: string,
+    to: 'rejected' | 'cancelled',
+    reason: string | undefined,
+    event: string,
+    onlyRequester?: string,
+  ): Promise<PaymentRequest | undefined> {
+    return this.#db.transaction(async (tx) => {
+      const rows = await tx.query<{ fingerprint: string }>(
+        `update payment_requests set status = $2, decided_by = $3, reason = $4, updated_at = now()
+         where id = $1 and status = 'pending' and ($5::text is null or requester_id = $5)
+         returning fingerprint`,
+        [id, to, actor, reason ?? null, onlyRequester ?? null],
+      );
+      if (rows.length === 0) return undefined;
+      await audit(
+        tx,
+        id,
+        actor,
+        event,
+        'pending',
+        to,
+        rows[0]?.fingerprint,
+        reason ? { reason } : undefined,
+      );
+      return load(tx, id);
+    });
+  }
+
+  /** executing → submitted | failed | unknown: the one call's result. */
+  async finishExecution(
+    id: number,
+    to: 'submitted' | 'failed' | 'unknown',
+    outcome: ProviderOutcome,
+  ): Promise<PaymentRequest | undefined> {
+    return this.#db.transaction(async (tx) => {
+      const rows = await tx.query<{ fingerprint: string }>(
+        `update payment_requests set status = $2, outcome = $3, updated_at = now()
+         where id = $1 and status = 'executing' returning fingerprint`,
+        [id, to, JSON.stringify(outcome)],
+      );
+      if (rows.length === 0) return undefined;
+      await audit(tx, id, 'payops', to, 'executing', to, rows[0]?.fingerprint, { ...outcome });
+      return load(tx, id);
+    });
+  }
+
+  async recordReconciliation(
+    id: number,
+    reconciliation: Reconciliation,
+  ): Promise<PaymentRequest | undefined> {
+    return this.#db.transaction(async (tx) => {
+      const rows = await tx.query<{ fingerprint: string; status: string }>(
+        'update payment_requests set reconciliation = $2, updated_at = now() where id = $1 returning fingerprint, status',
+        [id, JSON.stringify(reconciliation)],
+      );
+      if (rows.length === 0) return undefined;
+      const row = rows[0] as { fingerprint: string; status: string };
+      await audit(tx, id, 'payops', 'reconciled', row.status, row.status, row.fingerprint, {
+        ...reconciliation,
+      });
+      return load(tx, id);
+    });
+  }
+
+  /** pending requests past their expiry → expired. */
+  expireDue(now: Date): Promise<PaymentRequest[]> {
+    return this.#sweep(
+      `update payment_requests set status = 'expired', updated_at = now()
+       where status = 'pending' and expires_at <= $1 returning id, fingerprint`,
+      now,
+      'pending',
+      'expired',
+    );
+  }
+
+  /**
+   * Requests left `executing` by a process that died (claimed before `cutoff`): their call may
+   * or may not have reached the provider, so they become `unknown` — never executed again.
+   */
+  recoverStale(cutoff: Date): Promise<PaymentRequest[]> {
+    return this.#sweep(
+      `update payment_requests set status = 'unknown',
+         outcome = coalesce(outcome, '{}'::jsonb) || '{"message": "payops stopped while executing it"}'::jsonb,
+         updated_at = now()
+       where status = 'executing' and claimed_at <= $1 returning id, fingerprint`,
+      cutoff,
+      'executing',
+      'unknown',
+    );
+  }
+
+  async #sweep(
+    sql: string,
+    at: Date,
+    from: RequestStatus,
+    to: RequestStatus,
+  ): Promise<PaymentRequest[]> {
+    return this.#db.transaction(async (tx) => {
+      const rows = await tx.query<{ id: unknown; fingerprint: string }>(sql, [at.toISOString()]);
+      const swept: PaymentRequest[] = [];
+      for (const row of rows) {
+        const id = Number(row.id);
+        await audit(tx, id, 'payops', to, from, to, row.fingerprint, undefined);
+        swept.push((await load(tx, id)) as PaymentRequest);
+      }
+      return swept;
+    });
+  }
+
+  async history(id: number): Promise<AuditEntry[]> {
+    const rows = await this.#db.query<AuditRow>(
+      'select * from audit_log where request_id = $1 order by id',
+      [id],
+    );
+    return rows.map(toAuditEntry);
+  }
+
+  async auditLog(limit = 100_000): Promise<AuditEntry[]> {
+    const rows = await this.#db.query<AuditRow>('select * from audit_log order by id limit $1', [
+      limit,
+    ]);
+    return rows.map(toAuditEntry);
+  }
+
+  freezeState(): Promise<FreezeState> {
+    return readFreeze(this.#db, { lock: false });
+  }
+
+  async setFreeze(
+    frozen: boolean,
+    actor: string,
+    reason: string | undefined,
+  ): Promise<FreezeState> {
+    return this.#db.transaction(async (tx) => {
+      await tx.query(
+        'update freeze_state set frozen = $1, reason = $2, changed_by = $3, changed_at = now() where id = 1',
+        [frozen, reason ?? null, actor],
+      );
+      await audit(
+        tx,
+        undefined,
+        actor,
+        frozen ? 'frozen' : 'unfrozen',
+        undefined,
+        undefined,
+        undefined,
+        reason ? { reason } : undefined,
+      );
+      return readFreeze(tx, { lock: false });
+    });
+  }
+}
+
+interface Row {
+  id: unknown;
+  operation_id: string;
+  path_params: Record<string, string>;
+  body: string | null;
+  fingerprint: string;
+  requester_id: string;
+  status: RequestStatus;
+  required_approvals: number;
+  created_at: Date | string;
+  expires_at: Date | string;
+  updated_at: Date | string;
+  channel_id: string | null;
+  message_ts: string | null;
+  decided_by: string | null;
+  reason: string | null;
+  outcome: ProviderOutcome | null;
+  reconciliation: Reconciliation | null;
+  approval_list: Array<{ userId: string; at: string }> | string;
+}
+
+async function load(
+  db: Queryable,
+  id: number,
+  options: { lock?: boolean } = {},
+): Promise<PaymentRequest | undefined> {
+  if (options.lock) {
+    // Lock the row first: json_agg cannot be combined with FOR UPDATE.
+    const locked = await db.query('select id from payment_requests where id = $1 for update', [id]);
+    if (locked.length === 0) return undefined;
+  }
+  const [row] = await db.query<Row>(`${SELECT_REQUEST} where r.id = $1`, [id]);
+  return row ? toRequest(row) : undefined;
+}
+
+function toRequest(row: Row): PaymentRequest {
+  const approvals =
+    typeof row.approval_list === 'string' ? JSON.parse(row.approval_list) : row.approval_list;
+  return {
+    id: Number(row.id),
+    operationId: row.operation_id as WriteOperationId,
+    path: row.path_params ?? {},
+    body: row.body ?? undefined,
+    fingerprint: row.fingerprint,
+    requesterId: row.requester_id,
+    status: row.status,
+    requiredApprovals: row.required_approvals,
+    approvals: (approvals as Array<{ userId: string; at: string }>).map((approval) => ({
+      userId: approval.userId,
+      at: iso(approval.at),
+    })),
+    createdAt: iso(row.created_at),
+    expiresAt: iso(row.expires_at),
+    channelId: row.channel_id ?? undefined,
+    messageTs: row.message_ts ?? undefined,
+    decidedBy: row.decided_by ?? undefined,
+    reason: row.reason ?? undefined,
+    outcome: row.outcome ?? undefined,
+    reconciliation: row.reconciliation ?? undefined,
+    updatedAt: iso(row.updated_at),
+  };
+}
+
+interface AuditRow {
+  id: unknown;
+  at: Date | string;
+  request_id: unknown;
+  actor: string;
+  event: string;
+  from_status: string | null;
+  to_status: string | null;
+  fingerprint: string | null;
+  detail: Record<string, unknown> | null;
+}
+
+function toAuditEntry(row: AuditRow): AuditEntry {
+  return {
+    id: Number(row.id),
+    at: iso(row.at),
+    requestId: row.request_id === null ? undefined : Number(row.request_id),
+    actor: row.actor,
+    event: row.event,
+    fromStatus: row.from_status ?? undefined,
+    toStatus: row.to_status ?? undefined,
+    fingerprint: row.fingerprint ?? undefined,
+    detail: row.detail ?? undefined,
+  };
+}
+
+async function audit(
+  db: Queryable,
+  requestId: number | undefined,
+  actor: string,
+  event: string,
+  from: string | undefined,
+  to: string | undefined,
+  fingerprint: string | undefined,
+  detail: Record<string, unknown> | undefined,
+): Promise<void> {
+  await db.query(
+    `insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+     values ($1, $2, $3, $4, $5, $6, $7)`,
+    [
+      requestId ?? null,
+      actor,
+      event,
+      from ?? null,
+      to ?? null,
+      fingerprint ?? null,
+      detail ? JSON.stringify(detail) : null,
+    ],
+  );
+}
+
+async function readFreeze(db: Queryable, options: { lock: boolean }): Promise<FreezeState> {
+  const [row] = await db.query<{
+    frozen: boolean;
+    reason: string | null;
+    changed_by: string | null;
+    changed_at: Date | string | null;
+  }>(
+    `select frozen, reason, changed_by, changed_at from freeze_state where id = 1${options.lock ? ' for share' : ''}`,
+  );
+  return {
+    frozen: row?.frozen ?? false,
+    reason: row?.reason ?? undefined,
+    changedBy: row?.changed_by ?? undefined,
+    changedAt: row?.changed_at ? iso(row.changed_at) : undefined,
+  };
+}
+
+function iso(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}

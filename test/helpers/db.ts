@@ -1,0 +1,62 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Database } from '../../src/store/database.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { openPglite } from '../../src/store/pglite.ts';
+import { openPostgres } from '../../src/store/postgres.ts';
+
+export type Engine = 'pglite' | 'postgres';
+
+/**
+ * The engines a store suite runs on: PGlite always; PostgreSQL when TEST_DATABASE_URL is set.
+ * Under CI=true a missing TEST_DATABASE_URL is an error, never a silent skip.
+ */
+export function engines(): Engine[] {
+  if (process.env.TEST_DATABASE_URL) return ['pglite', 'postgres'];
+  if (process.env.CI === 'true') {
+    throw new Error(
+      'CI=true but TEST_DATABASE_URL is not set: the PostgreSQL store suite cannot run',
+    );
+  }
+  console.warn(
+    'TEST_DATABASE_URL is not set: store suites run on PGlite only (set it to run them on PostgreSQL too)',
+  );
+  return ['pglite'];
+}
+
+export interface TestDatabase {
+  db: Database;
+  /** Where a second process could connect (PostgreSQL only). */
+  url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated database: in-memory PGlite, or a new database on the test server. */
+export async function freshDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'pglite') {
+    const db = await openPglite(undefined);
+    await migrate(db);
+    return { db, url: undefined, drop: () => db.close() };
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL as string;
+  const name = `payops_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const db = await openPostgres(url.toString());
+  await migrate(db);
+  return {
+    db,
+    url: url.toString(),
+    async drop() {
+      await db.close();
+      const cleanup = new pg.Client({ connectionString: adminUrl });
+      await cleanup.connect();
+      await cleanup.query(`drop database if exists ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fingerprint } from '../../src/domain/approval.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { type NewRequest, RequestStore } from '../../src/store/request-store.ts';
+import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+
+const body = JSON.stringify({ wallet_id: 'wal_1', amount: '10000.00', currency: 'USDC' });
+
+function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
+  return {
+    operationId: 'createPayout',
+    path: {},
+    body,
+    fingerprint: fingerprint('createPayout', {}, body),
+    requesterId: 'U0ALICE',
+    requiredApprovals: 1,
+    expiresAt: new Date(Date.now() + 60_000),
+    requesterChannelId: 'C0PAYOPS',
+    ...overrides,
+  };
+}
+
+const noRule = () => undefined;
+
+describe.each(engines())('request store on %s', (engine) => {
+  let database: TestDatabase;
+  let store: RequestStore;
+
+  beforeAll(async () => {
+    database = await freshDatabase(engine);
+    store = new RequestStore(database.db);
+  });
+  afterAll(() => database.drop());
+
+  it('migrations are recorded and applying them again does nothing', async () => {
+    expect(await migrate(database.db)).toEqual([]);
+  });
+
+  it('creates a pending request that keeps the exact body and its fingerprint', async () => {
+    const request = await store.create(newRequest());
+    expect(request).toMatchObject({
+      status: 'pending',
+      body,
+      requesterId: 'U0ALICE',
+      approvals: [],
+    });
+    expect(request.id).toBeGreaterThan(0);
+    expect(await store.get(request.id)).toEqual(request);
+    const history = await store.history(request.id);
+    expect(history.map((entry) => entry.event)).toEqual(['requested']);
+    expect(history[0]?.fingerprint).toBe(request.fingerprint);
+  });
+
+  it('claims a request once its last approval arrives, and only then', async () => {
+    const request = await store.create(newRequest({ requiredApprovals: 2 }));
+    const first = await store.approve(request.id, 'U0BOB', 'test', noRule);
+    expect(first.kind).toBe('recorded');
+    const second = await store.approve(request.id, 'U0CAROL', 'test', noRule);
+    expect(second.kind).toBe('claimed');
+    if (second.kind === 'claimed') expect(second.request.status).toBe('executing');
+    const third = await store.approve(request.id, 'U0DAVE', 'test', (r) =>
+      r.status === 'pending' ? undefined : 'not pending',
+    );
+    expect(third.kind).toBe('refused');
+  });
+
+  it('many concurrent last approvals claim exactly once', async () => {
+    const request = await store.create(newRequest());
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        store.approve(request.id, `U0APPROVER${index}`, 'test', (r) =>
+          r.status === 'pending' ? undefined : 'not pending',
+        ),
+      ),
+    );
+    expect(results.filter((result) => result.kind === 'claimed')).toHaveLength(1);
+    expect((await store.get(request.id))?.approvals).toHaveLength(1);
+  });
+
+  it('one person approving twice counts once (primary key), even racing', async () => {
+    const request = await store.create(newRequest({ requiredApprovals: 2 }));
+    const rule = (r: { approvals: Array<{ userId: string }> }, approver: string) =>
+      r.approvals.some((a) => a.userId === approver) ? 'already approved' : undefined;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => store.approve(request.id, 'U0BOB', 'test', rule)),
+    );
+    expect(results.filter((result) => result.kind === 'recorded')).toHaveLength(1);
+    expect((await store.get(request.id))?.approvals.map((a) => a.userId)).toEqual(['U0BOB']);
+  });
+
+  it('a freeze refuses the approval that would execute, and leaves the request pending', async () => {
+    const request = await store.create(newRequest());
+    await store.setFreeze(true, 'U0BOB', 'incident 42');
+    const frozen = await store.approve(request.id, 'U0CAROL', 'test', noRule);
+    expect(frozen).toMatchObject({
+      kind: 'frozen',
+      freeze: { frozen: true, reason: 'incident 42' },
+    });
+    expect((await store.get(request.id))?.status).toBe('pending');
+    expect((await store.get(request.id))?.approvals).toEqual([]);
+    await store.setFreeze(false, 'U0BOB', undefined);
+    expect((await store.approve(request.id, 'U0CAROL', 'test', noRule)).kind).toBe('claimed');
+  });
+
+  it('finishes an execution once, recording the outcome', async () => {
+    const request = await store.create(newRequest());
+    await store.approve(request.id, 'U0BOB', 'test', noRule);
+    const done = await store.finishExecution(request.id, 'submitted', {
+      status: 201,
+      providerId: 'po_1',
+    });
+    expect(done?.status).toBe('submitted');
+    expect(done?.outcome).toMatchObject({ providerId: 'po_1' });
+    expect(await store.finishExecution(request.id, 'failed', {})).toBeUndefined();
+  });
+
+  it('rejects with a reason, and cancels only for the requester, only while pending', async () => {
+    const rejected = await store.create(newRequest());
+    expect((await store.reject(rejected.id, 'U0BOB', 'wrong amount'))?.status).toBe('rejected');
+    expect(await store.reject(rejected.id, 'U0BOB', 'again')).toBeUndefined();
+    const cancelled = await store.create(newRequest());
+    expect(await store.cancel(cancelled.id, 'U0BOB')).toBeUndefined();
+    expect((await store.cancel(cancelled.id, 'U0ALICE'))?.status).toBe('cancelled');
+  });
+
+  it('expires due requests and recovers stale executions as unknown', async () => {
+    const due = await store.create(newRequest({ expiresAt: new Date(Date.now() - 1_000) }));
+    const expired = await store.expireDue(new Date());
+    expect(expired.map((request) => request.id)).toContain(due.id);
+    expect((await store.get(due.id))?.status).toBe('expired');
+
+    const stale = await store.create(newRequest());
+    await store.approve(stale.id, 'U0BOB', 'dead-process', noRule);
+    expect(await store.recoverStale(new Date(Date.now() - 60_000))).toEqual([]);
+    const recovered = await store.recoverStale(new Date(Date.now() + 1_000));
+    expect(recovered.map((request) => request.id)).toContain(stale.id);
+    expect((await store.get(stale.id))?.status).toBe('unknown');
+  });
+
+  it('keeps an append-only audit log', async () => {
+    const request = await store.create(newRequest());
+    await store.approve(request.id, 'U0BOB', 'test', noRule);
+    const events = (await store.history(request.id)).map(
+      (entry) => `${entry.event}:${entry.actor}`,
+    );
+    expect(events).toEqual(['requested:U0ALICE', 'approved:U0BOB', 'claimed:payops']);
+    await expect(database.db.query('update audit_log set actor = $1', ['mallory'])).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(database.db.query('delete from audit_log')).rejects.toThrow(/append-only/);
+  });
+});

@@ -28,7 +28,7 @@ const ACCESS_ADMIN = '<@U0ALICE>';
 const FIRST_USER = 'alice';
 const FIRST_CHANNEL = 'C0PAYOPS';
 
-async function main(): Promise<number> {
+async function main(): Promise<void> {
   const directory = new WorkspaceDirectory(WORKSPACE);
   const logPath = join(tmpdir(), `payops-demo-${process.pid}.log`);
   const log = createWriteStream(logPath);
@@ -51,7 +51,8 @@ async function main(): Promise<number> {
   } catch (error) {
     console.error(`The demo could not start: ${error instanceof Error ? error.message : error}`);
     console.error(`The bot's log is in ${logPath}`);
-    return 1;
+    // What startRehearsal had started before it failed may still listen and keep us alive.
+    process.exit(1);
   }
 
   printBanner(rehearsal, directory, logPath);
@@ -83,7 +84,6 @@ async function main(): Promise<number> {
   if ((await stat(logPath)).size === 0) await rm(logPath);
   else console.log(`payops logged warnings or errors while it ran: see ${logPath}`);
   console.log('Stopped.');
-  return 0;
 }
 
 function printBanner(rehearsal: Rehearsal, directory: WorkspaceDirectory, logPath: string): void {
@@ -110,4 +110,4 @@ function printBanner(rehearsal: Rehearsal, directory: WorkspaceDirectory, logPat
   );
 }
 
-process.exitCode = await main();
+await main();

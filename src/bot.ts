@@ -1,17 +1,28 @@
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import { hostname } from 'node:os';
 import { WebClient } from '@slack/web-api';
 import { AccessControl } from './app/access.ts';
+import { ApprovalWorkflow } from './app/approvals.ts';
 import { runFirstChecks } from './app/first-checks.ts';
 import { ReadService } from './app/reads.ts';
 import type { Config } from './config.ts';
+import { loadPolicy } from './domain/policy.ts';
 import type { Logger } from './logger.ts';
 import { PaymentsClient } from './payments/client.ts';
 import { createSlackApp } from './slack/app.ts';
 import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
+import { ApprovalMessages } from './slack/listeners/approval-messages.ts';
+import type { Database } from './store/database.ts';
+import { migrate } from './store/migrate.ts';
+import { openPglite } from './store/pglite.ts';
+import { openPostgres } from './store/postgres.ts';
+import { RequestStore } from './store/request-store.ts';
 
 export interface RunningBot {
   /** The HTTP port Slack requests and health checks reach (also in Socket Mode). */
   port: number | undefined;
+  workflow: ApprovalWorkflow;
   stop(): Promise<void>;
 }
 
@@ -19,10 +30,12 @@ export interface RunningBot {
 const PROVIDER_PROBE_TTL_MS = 5_000;
 
 /**
- * The composition root: config → logger → Payments client → first checks → Slack.
- * Refuses to start unless the provider's first checks pass for the expected business.
+ * The composition root: config → logger → Payments client → first checks → store →
+ * workflow → Slack. Refuses to start unless the provider's first checks pass for the
+ * expected business.
  */
 export async function startBot(config: Config, logger: Logger): Promise<RunningBot> {
+  const policy = loadPolicy(config.approvals.policyFile);
   const payments = new PaymentsClient({ ...config.payments, logger });
   const report = await runFirstChecks(payments, {
     customerId: config.payments.expectedCustomerId,
@@ -38,6 +51,15 @@ export async function startBot(config: Config, logger: Logger): Promise<RunningB
     'first checks passed',
   );
 
+  let db: Database;
+  try {
+    db = await openStore(config);
+    await migrate(db);
+  } catch (error) {
+    await payments.close();
+    throw error;
+  }
+
   const web = new WebClient(config.slack.botToken, {
     ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
     retryConfig: { retries: 2 },
@@ -45,6 +67,18 @@ export async function startBot(config: Config, logger: Logger): Promise<RunningB
   const identity = await resolveBotIdentity(web);
   const access = new AccessControl(slackGroupDirectory(web));
   const reads = new ReadService(payments, report.identity.scopes);
+  const workflow = new ApprovalWorkflow({
+    store: new RequestStore(db),
+    client: payments,
+    keyScopes: report.identity.scopes,
+    policy,
+    access,
+    roles: { requesters: config.approvals.requesters, approvers: config.approvals.approvers },
+    instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+    leaseMs: config.approvals.executionLeaseMs,
+    logger,
+  });
+  const messages = new ApprovalMessages(web, workflow, config.approvals.channelId, logger);
 
   let providerProbe: { at: number; ok: boolean } | undefined;
   const providerReachable = async (): Promise<boolean> => {
@@ -64,25 +98,57 @@ export async function startBot(config: Config, logger: Logger): Promise<RunningB
     identity,
     access,
     reads,
+    workflow,
+    messages,
     readiness: async () => {
-      const checks = { provider: await providerReachable(), slackIdentity: true };
+      const checks = {
+        store: await db.ping(),
+        provider: await providerReachable(),
+        slackIdentity: true,
+      };
       return { ready: Object.values(checks).every(Boolean), checks };
     },
   });
+
+  // Expiry, and recovery of executions a dead process left behind: now, then periodically.
+  const sweep = () =>
+    workflow
+      .sweep()
+      .then((changed) => Promise.all(changed.map((request) => messages.refresh(request))))
+      .catch((error) => logger.error({ err: error }, 'sweep failed'));
+  await sweep();
+  const sweeper = setInterval(sweep, config.approvals.sweepIntervalMs);
+  sweeper.unref();
+
   const started = (await app.start(config.slack.port)) as Server | undefined;
   const address = started?.address?.();
   const port = typeof address === 'object' && address ? address.port : config.slack.port;
   logger.info(
-    { port, mode: config.slack.appToken ? 'socket' : 'http', command: config.slack.command },
+    {
+      port,
+      mode: config.slack.appToken ? 'socket' : 'http',
+      command: config.slack.command,
+      store: db.engine,
+    },
     'payops is listening',
   );
   return {
     port,
+    workflow,
     async stop() {
+      clearInterval(sweeper);
       await app.stop();
       await payments.close();
+      await db.close();
     },
   };
+}
+
+/** PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing). */
+function openStore(config: Config): Promise<Database> {
+  if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl);
+  const { dataDir } = config.store;
+  return openPglite(dataDir === 'memory://' ? undefined : dataDir);
 }
 
 export class StartupRefused extends Error {

@@ -284,6 +284,50 @@ const slackEnvSchema = z.object({
   PORT: wholeNumber('PORT', 3000, 0, 65_535),
 });
 
+const approvalsEnvSchema = z.object({
+  PAYOPS_REQUESTERS: roleList('PAYOPS_REQUESTERS', true),
+  PAYOPS_APPROVERS: roleList('PAYOPS_APPROVERS', true),
+  PAYOPS_APPROVALS_CHANNEL: requiredText('PAYOPS_APPROVALS_CHANNEL').refine(
+    (value) => /^[CG][A-Z0-9]{2,}$/.test(value),
+    {
+      error: 'PAYOPS_APPROVALS_CHANNEL must be a channel ID (C… or G…), where approval messages go',
+    },
+  ),
+  PAYOPS_POLICY_FILE: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || undefined),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || undefined)
+    .refine((value) => value === undefined || /^postgres(ql)?:\/\//.test(value), {
+      error: 'DATABASE_URL must be a postgres:// URL (leave it unset for the embedded store)',
+    }),
+  PAYOPS_DATA_DIR: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || './data'),
+  PAYOPS_EXECUTION_LEASE_MS: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),
+  PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+});
+
+export interface ApprovalsConfig {
+  requesters: RoleMembers;
+  approvers: RoleMembers;
+  channelId: string;
+  policyFile: string | undefined;
+  /** How long an execution may run before another process may call its outcome unknown. */
+  executionLeaseMs: number;
+  sweepIntervalMs: number;
+}
+
+export interface StoreConfig {
+  /** PostgreSQL when set; otherwise embedded PGlite in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+}
+
 export interface SlackConfig {
   botToken: string;
   signingSecret: string;
@@ -299,18 +343,27 @@ export interface SlackConfig {
 
 export interface Config extends PaymentsToolConfig {
   slack: SlackConfig;
+  approvals: ApprovalsConfig;
+  store: StoreConfig;
 }
 
 /** The bot's whole configuration: Payments API, Slack and logging, every problem at once. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const payments = paymentsEnvSchema.safeParse(env);
   const slack = slackEnvSchema.safeParse(env);
-  const problems = [
-    ...(payments.success ? [] : problemsOf(payments.error)),
-    ...(slack.success ? [] : problemsOf(slack.error)),
-  ];
-  if (!payments.success || !slack.success) throw new ConfigError(problems);
+  const approvals = approvalsEnvSchema.safeParse(env);
+  const problems = [payments, slack, approvals].flatMap((result) =>
+    result.success ? [] : problemsOf(result.error),
+  );
+  if (!payments.success || !slack.success || !approvals.success) throw new ConfigError(problems);
   const s = slack.data;
+  const a = approvals.data;
+  // The lease must outlast the longest write, or a live call could be declared abandoned.
+  if (a.PAYOPS_EXECUTION_LEASE_MS <= payments.data.PAYMENTS_WRITE_TIMEOUT_MS) {
+    throw new ConfigError([
+      'PAYOPS_EXECUTION_LEASE_MS must be longer than PAYMENTS_WRITE_TIMEOUT_MS',
+    ]);
+  }
   return Object.freeze({
     ...toPaymentsToolConfig(payments.data),
     slack: Object.freeze({
@@ -324,6 +377,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       accessAdmin: s.PAYOPS_ACCESS_ADMIN,
       port: s.PORT,
     }),
+    approvals: Object.freeze({
+      requesters: a.PAYOPS_REQUESTERS as RoleMembers,
+      approvers: a.PAYOPS_APPROVERS as RoleMembers,
+      channelId: a.PAYOPS_APPROVALS_CHANNEL,
+      policyFile: a.PAYOPS_POLICY_FILE,
+      executionLeaseMs: a.PAYOPS_EXECUTION_LEASE_MS,
+      sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
+    }),
+    store: Object.freeze({ databaseUrl: a.DATABASE_URL, dataDir: a.PAYOPS_DATA_DIR }),
   });
 }
 
@@ -333,6 +395,10 @@ export function secretsOf(config: Config | PaymentsToolConfig): string[] {
   if ('slack' in config) {
     secrets.push(config.slack.botToken, config.slack.signingSecret);
     if (config.slack.appToken) secrets.push(config.slack.appToken);
+    if (config.store.databaseUrl) {
+      const password = new URL(config.store.databaseUrl).password;
+      if (password) secrets.push(decodeURIComponent(password));
+    }
   }
   return secrets;
 }

@@ -33,6 +33,11 @@ export interface OperationSpec {
   readonly authenticated: boolean;
   /** The `/pay` word for this operation. */
   readonly command: string;
+  /**
+   * For a write: the list where its effect shows. With no webhooks (spec part 6), a write whose
+   * outcome is unknown is checked by reading this list before anyone may try again.
+   */
+  readonly reconcileWith?: OperationId;
   readonly summary: string;
 }
 
@@ -90,8 +95,18 @@ function write(
     authenticated: true,
     command,
     summary,
+    reconcileWith: RECONCILE_WITH[path.split('/')[1] as string],
   };
 }
+
+/** By the path's first segment: where a write's effect is listed. */
+const RECONCILE_WITH: Record<string, OperationId> = {
+  wallets: 'listWallets',
+  'virtual-accounts': 'listDepositAccounts',
+  'external-accounts': 'listRecipients',
+  transfers: 'listTransfers',
+  payouts: 'listPayouts',
+};
 
 function pathParamsOf(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] as string);

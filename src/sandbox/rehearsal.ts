@@ -42,6 +42,10 @@ export interface RehearsalOptions {
 
 /** Readers by default: the emulation's alice, bob and carol through their user group, and dave. */
 export const REHEARSAL_READERS = 'U0DAVE,S0APPROVERS';
+/** Who may request writes: alice and dave. Who may approve: the S0APPROVERS group (alice, bob, carol). */
+export const REHEARSAL_REQUESTERS = 'U0ALICE,U0DAVE';
+export const REHEARSAL_APPROVERS = 'S0APPROVERS';
+export const REHEARSAL_APPROVALS_CHANNEL = 'C0APPROVALS';
 
 export async function startRehearsal(options: RehearsalOptions = {}): Promise<Rehearsal> {
   const sandbox = await startPaymentsSandbox(options.sandbox);
@@ -54,6 +58,10 @@ export async function startRehearsal(options: RehearsalOptions = {}): Promise<Re
     SLACK_SIGNING_SECRET: slack.config.signingSecret,
     SLACK_API_URL: slack.apiUrl,
     PAYOPS_READERS: REHEARSAL_READERS,
+    PAYOPS_REQUESTERS: REHEARSAL_REQUESTERS,
+    PAYOPS_APPROVERS: REHEARSAL_APPROVERS,
+    PAYOPS_APPROVALS_CHANNEL: REHEARSAL_APPROVALS_CHANNEL,
+    PAYOPS_DATA_DIR: 'memory://',
     PAYOPS_ACCESS_ADMIN: '#payops-admins',
     PORT: '0',
     LOG_LEVEL: 'silent',

@@ -1,12 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { App, type CustomRoute, LogLevel } from '@slack/bolt';
 import type { AccessControl } from '../app/access.ts';
+import type { ApprovalWorkflow } from '../app/approvals.ts';
 import type { ReadService } from '../app/reads.ts';
 import type { SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from './bolt-logger.ts';
 import type { BotIdentity } from './directory.ts';
 import { registerAppHome } from './listeners/app-home.ts';
+import type { ApprovalMessages } from './listeners/approval-messages.ts';
+import { registerApprovals } from './listeners/approvals.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
 import type { ListenerRegistry } from './listeners/registry.ts';
@@ -22,6 +25,8 @@ export interface SlackAppDeps {
   identity: BotIdentity;
   access: AccessControl;
   reads: ReadService;
+  workflow: ApprovalWorkflow;
+  messages: ApprovalMessages;
   /** What `/readyz` reports: each dependency the bot needs to serve requests. */
   readiness: () => Promise<Readiness>;
 }
@@ -78,8 +83,16 @@ export function registerListeners(app: ListenerRegistry, deps: SlackAppDeps): vo
     reads: deps.reads,
     logger: deps.logger,
   };
-  registerCommands(app, readerDeps);
+  const approvalDeps = {
+    workflow: deps.workflow,
+    messages: deps.messages,
+    reads: deps.reads,
+    accessAdmin: deps.slack.accessAdmin,
+    logger: deps.logger,
+  };
+  registerCommands(app, { ...readerDeps, approvals: approvalDeps });
   registerAppHome(app, readerDeps);
+  registerApprovals(app, approvalDeps);
   registerEvents(app, { access: deps.access, logger: deps.logger });
 }
 

@@ -1,13 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { WebClient } from '@slack/web-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { AccessControl } from '../../src/app/access.ts';
+import { ApprovalWorkflow } from '../../src/app/approvals.ts';
 import { ReadService } from '../../src/app/reads.ts';
 import { loadConfig } from '../../src/config.ts';
+import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PaymentsClient } from '../../src/payments/client.ts';
 import { registerListeners } from '../../src/slack/app.ts';
+import { ApprovalMessages } from '../../src/slack/listeners/approval-messages.ts';
 import type { ListenerRegistry } from '../../src/slack/listeners/registry.ts';
+import type { Database } from '../../src/store/database.ts';
+import { openPglite } from '../../src/store/pglite.ts';
+import { RequestStore } from '../../src/store/request-store.ts';
 
 interface Manifest {
   _metadata: { major_version: number };
@@ -33,7 +40,7 @@ interface Manifest {
 const manifest = parse(readFileSync('manifest.yml', 'utf8')) as Manifest;
 
 /** Registers every listener on a recorder instead of Bolt, to see what the code handles. */
-function registered() {
+async function registered() {
   const seen = {
     commands: [] as string[],
     events: [] as string[],
@@ -56,23 +63,46 @@ function registered() {
     SLACK_BOT_TOKEN: 'xoxb-manifest',
     SLACK_SIGNING_SECRET: 'manifest-secret',
     PAYOPS_READERS: 'U1234',
+    PAYOPS_REQUESTERS: 'U1234',
+    PAYOPS_APPROVERS: 'U5678',
+    PAYOPS_APPROVALS_CHANNEL: 'C1234',
   });
   const logger = createLogger({ level: 'silent', secrets: [] });
   const client = new PaymentsClient({ ...config.payments, logger });
+  const access = new AccessControl({ members: async () => [] });
+  db = await openPglite(undefined);
+  const workflow = new ApprovalWorkflow({
+    store: new RequestStore(db),
+    client,
+    keyScopes: ['read'],
+    policy: DEFAULT_POLICY,
+    access,
+    roles: { requesters: config.approvals.requesters, approvers: config.approvals.approvers },
+    instanceId: 'manifest-test',
+    leaseMs: 60_000,
+    logger,
+  });
   registerListeners(recorder, {
     slack: config.slack,
     logger,
     identity: { botId: 'B1', botUserId: 'U1', teamId: undefined },
-    access: new AccessControl({ members: async () => [] }),
+    access,
     reads: new ReadService(client, ['read']),
+    workflow,
+    messages: new ApprovalMessages(new WebClient('xoxb-manifest'), workflow, 'C1234', logger),
     readiness: async () => ({ ready: true, checks: {} }),
   });
   return seen;
 }
 
-describe('manifest.yml', () => {
-  const code = registered();
+let db: Database;
+let code: Awaited<ReturnType<typeof registered>>;
+beforeAll(async () => {
+  code = await registered();
+});
+afterAll(() => db.close());
 
+describe('manifest.yml', () => {
   it('is a valid version 1 manifest within Slack limits', () => {
     expect(manifest._metadata.major_version).toBe(1);
     expect(manifest.display_information.name.length).toBeLessThanOrEqual(35);
@@ -98,13 +128,16 @@ describe('manifest.yml', () => {
     );
   });
 
-  it('turns interactivity on, for the buttons and modals the code registers', () => {
+  it('turns interactivity on exactly when the code registers buttons or modals', () => {
+    expect(code.actions.length + code.views.length).toBeGreaterThan(0);
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
   });
 
   it('asks only for the bot scopes the code uses, each documented in the README', () => {
     const needed = ['commands'];
     if (code.events.some((event) => event.startsWith('subteam_'))) needed.push('usergroups:read');
+    // Approval messages are posted and updated; `/pay audit` uploads a CSV.
+    if (code.actions.length > 0) needed.push('chat:write', 'files:write');
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(needed.sort());
     const readme = readFileSync('README.md', 'utf8');
     for (const scope of manifest.oauth_config.scopes.bot) expect(readme).toContain(`\`${scope}\``);

@@ -3,7 +3,7 @@ import { renderHelp, renderNotAllowed } from '../blocks/messages.ts';
 import type { CommandDeps } from './commands.ts';
 import type { ListenerRegistry } from './registry.ts';
 
-export type AppHomeDeps = Omit<CommandDeps, 'channels'>;
+export type AppHomeDeps = Omit<CommandDeps, 'channels' | 'approvals'>;
 
 /** The Home tab shows each person what they may run, or whom to ask for access. */
 export function registerAppHome(app: ListenerRegistry, deps: AppHomeDeps): void {

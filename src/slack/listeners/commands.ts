@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RespondFn, SlashCommand } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { AccessControl, RoleMembers } from '../../app/access.ts';
 import { readCommandHelp } from '../../app/help.ts';
 import type { ReadService } from '../../app/reads.ts';
-import { parseCommand } from '../../domain/commands.ts';
+import { closest, parseCommand, READ_COMMAND_WORDS } from '../../domain/commands.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
+import { isWriteCommandWord, WRITE_COMMAND_WORDS } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
 import {
   renderDirectoryUnavailable,
@@ -18,6 +20,8 @@ import {
   renderWrongChannel,
 } from '../blocks/messages.ts';
 import { renderAllBalances, renderRead } from '../blocks/read-result.ts';
+import { ADMIN_WORDS, answerAdminCommand, isAdminWord } from './admin-commands.ts';
+import { type ApprovalDeps, answerWriteCommand } from './approvals.ts';
 import type { ListenerRegistry } from './registry.ts';
 
 export interface CommandDeps {
@@ -28,48 +32,63 @@ export interface CommandDeps {
   access: AccessControl;
   reads: ReadService;
   logger: Logger;
+  approvals: ApprovalDeps;
 }
 
 type Answer = { text: string; blocks: unknown[] };
+
+/** Every word `/pay` knows, for suggesting the closest one to a typo. */
+const ALL_WORDS = [...READ_COMMAND_WORDS, ...WRITE_COMMAND_WORDS, ...ADMIN_WORDS];
 
 /**
  * `/pay …`: acknowledged at once with an empty body, then answered through `respond`
  * (the command's response_url), so a slow provider never makes Slack time out.
  */
 export function registerCommands(app: ListenerRegistry, deps: CommandDeps): void {
-  app.command(deps.command, async ({ ack, command, respond }) => {
+  app.command(deps.command, async ({ ack, command, respond, client }) => {
     await ack();
     const logger = deps.logger.child({ userId: command.user_id, channelId: command.channel_id });
-    let answer: Answer;
+    let answer: Answer | undefined;
     try {
-      answer = await answerCommand(deps, command);
+      answer = await answerCommand(deps, command, client);
     } catch (error) {
       const reference = randomUUID().slice(0, 8);
       logger.error({ err: error, reference }, 'command failed inside payops');
       answer = renderInternalError(reference);
     }
-    await send(respond, answer, logger);
+    if (answer) await send(respond, answer, logger);
   });
 }
 
-async function answerCommand(deps: CommandDeps, command: SlashCommand): Promise<Answer> {
+/** `undefined` when the answer is a modal rather than a message. */
+async function answerCommand(
+  deps: CommandDeps,
+  command: SlashCommand,
+  client: WebClient,
+): Promise<Answer | undefined> {
   if (deps.channels && !deps.channels.has(command.channel_id)) {
     return renderWrongChannel([...deps.channels]);
   }
+  const text = command.text ?? '';
+  const [word = '', rest = ''] = splitFirstWord(text);
+  // Writes check requesters, admin words approvers; each in its own module, at this moment.
+  if (isWriteCommandWord(word))
+    return answerWriteCommand(deps.approvals, { ...command, text }, client);
+  if (isAdminWord(word)) return answerAdminCommand(deps.approvals, word, rest, command, client);
   const access = await deps.access.check(deps.readers, command.user_id);
   if (!access.allowed) {
     return access.reason === 'directory_unavailable'
       ? renderDirectoryUnavailable()
       : renderNotAllowed(deps.accessAdmin);
   }
-  const parsed = parseCommand(command.text ?? '');
+  const parsed = parseCommand(text);
   switch (parsed.kind) {
     case 'help':
       return renderHelp(readCommandHelp(deps.reads), deps.command);
     case 'invalid':
       return renderInvalid(parsed.message, deps.command);
     case 'unknown':
-      return renderUnknown(parsed.word, parsed.suggestion, deps.command);
+      return renderUnknown(parsed.word, closest(parsed.word, ALL_WORDS), deps.command);
     case 'all-balances': {
       const outcome = await deps.reads.allBalances();
       if (outcome.kind === 'ok')
@@ -105,4 +124,10 @@ async function send(respond: RespondFn, answer: Answer, logger: Logger): Promise
     // An expired or exhausted response_url: nothing more can reach this user for this command.
     logger.warn({ err: error }, 'could not answer through response_url');
   }
+}
+
+/** The first word, lower-cased, and the text after it. */
+function splitFirstWord(text: string): [string, string] {
+  const match = /^\s*(\S+)\s*([\s\S]*)$/.exec(text);
+  return match ? [(match[1] as string).toLowerCase(), match[2] as string] : ['', ''];
 }

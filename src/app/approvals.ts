@@ -1,0 +1,265 @@
+import {
+  bodyText,
+  fingerprint,
+  type PaymentRequest,
+  type ProviderOutcome,
+  type WriteIntent,
+} from '../domain/approval.ts';
+import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
+import { approvalRefusal, expiryMs, type Policy, requiredApprovals } from '../domain/policy.ts';
+import type { Logger } from '../logger.ts';
+import type { PaymentsClient } from '../payments/client.ts';
+import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
+import { findRecord, recordIdentity } from '../payments/response-shape.ts';
+import type { FreezeState, RequestStore } from '../store/request-store.ts';
+import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
+import { reconcile } from './reconcile.ts';
+
+/**
+ * Four-eyes approvals: a write is requested, approved by someone else (as many as policy
+ * says), and executed exactly once — by whichever process's click completed the approvals,
+ * claimed in the database before the one call to the provider.
+ */
+
+export interface Roles {
+  requesters: RoleMembers;
+  approvers: RoleMembers;
+}
+
+export interface WorkflowDeps {
+  store: RequestStore;
+  client: PaymentsClient;
+  keyScopes: readonly string[];
+  policy: Policy;
+  access: AccessControl;
+  roles: Roles;
+  /** Names this process in the claim, for the audit log. */
+  instanceId: string;
+  /** How long an execution may run before another process may call its outcome unknown. */
+  leaseMs: number;
+  logger: Logger;
+  now?: () => Date;
+}
+
+/** Where a click came from: a click counts only from the request's own approval message. */
+export interface ClickOrigin {
+  channelId: string | undefined;
+  messageTs: string | undefined;
+}
+
+export type Denied = { kind: 'not_allowed'; decision: Exclude<AccessDecision, { allowed: true }> };
+
+export type RequestResult =
+  | { kind: 'created'; request: PaymentRequest }
+  | Denied
+  | { kind: 'missing-scopes'; missing: Scope[] };
+
+export type ApproveResult =
+  | Denied
+  | { kind: 'not_found' }
+  | { kind: 'refused'; reason: string; request: PaymentRequest }
+  | { kind: 'frozen'; freeze: FreezeState; request: PaymentRequest }
+  | { kind: 'recorded'; request: PaymentRequest }
+  /** The last approval: the one call was made; `request.status` says how it went. */
+  | { kind: 'executed'; request: PaymentRequest };
+
+export type DecideResult =
+  | Denied
+  | { kind: 'not_found' }
+  | { kind: 'refused'; reason: string; request: PaymentRequest }
+  | { kind: 'done'; request: PaymentRequest };
+
+export class ApprovalWorkflow {
+  readonly #deps: WorkflowDeps;
+  readonly #now: () => Date;
+
+  constructor(deps: WorkflowDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  get store(): RequestStore {
+    return this.#deps.store;
+  }
+
+  canRequest(userId: string): Promise<AccessDecision> {
+    return this.#deps.access.check(this.#deps.roles.requesters, userId);
+  }
+
+  canApprove(userId: string): Promise<AccessDecision> {
+    return this.#deps.access.check(this.#deps.roles.approvers, userId);
+  }
+
+  missingScopes(intent: Pick<WriteIntent, 'operationId'>): Scope[] {
+    return missingScopes(requiredScopes(intent.operationId), this.#deps.keyScopes);
+  }
+
+  /** Stores a validated write as a pending request; nothing is sent to the provider. */
+  async request(intent: WriteIntent, requesterId: string, channelId: string | undefined): Promise<RequestResult> {
+    const decision = await this.canRequest(requesterId);
+    if (!decision.allowed) return { kind: 'not_allowed', decision };
+    const missing = this.missingScopes(intent);
+    if (missing.length > 0) return { kind: 'missing-scopes', missing };
+    const body = bodyText(intent);
+    const request = await this.#deps.store.create({
+      operationId: intent.operationId,
+      path: { ...intent.path },
+      body,
+      fingerprint: fingerprint(intent.operationId, intent.path, body),
+      requesterId,
+      requiredApprovals: requiredApprovals(this.#deps.policy, intent),
+      expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
+      requesterChannelId: channelId,
+    });
+    this.#deps.logger.info(
+      { requestId: request.id, operationId: request.operationId, requesterId, fingerprint: request.fingerprint },
+      'payment request created',
+    );
+    return { kind: 'created', request };
+  }
+
+  /**
+   * One approval click. Permissions are checked now, at the click; the rules (not one's own
+   * request, once per person, pending, not expired, from its own message) under the row lock.
+   */
+  async approve(id: number, approverId: string, origin: ClickOrigin): Promise<ApproveResult> {
+    const decision = await this.canApprove(approverId);
+    if (!decision.allowed) return { kind: 'not_allowed', decision };
+    const result = await this.#deps.store.approve(id, approverId, this.#deps.instanceId, (request) =>
+      this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
+    );
+    if (result.kind !== 'claimed') return result;
+    return { kind: 'executed', request: await this.#execute(result.request) };
+  }
+
+  async reject(id: number, approverId: string, reason: string, origin: ClickOrigin): Promise<DecideResult> {
+    const decision = await this.canApprove(approverId);
+    if (!decision.allowed) return { kind: 'not_allowed', decision };
+    const request = await this.#deps.store.get(id);
+    if (!request) return { kind: 'not_found' };
+    const refusal = this.#clickRefusal(request, origin) ?? pendingRefusal(request);
+    if (refusal) return { kind: 'refused', reason: refusal, request };
+    const rejected = await this.#deps.store.reject(id, approverId, reason);
+    return rejected ? { kind: 'done', request: rejected } : this.#lateRefusal(id);
+  }
+
+  /** Only its requester may cancel a request, and only while it is pending. */
+  async cancel(id: number, userId: string): Promise<DecideResult> {
+    const request = await this.#deps.store.get(id);
+    if (!request) return { kind: 'not_found' };
+    if (request.requesterId !== userId) {
+      return { kind: 'refused', reason: 'Only the person who requested it can cancel it.', request };
+    }
+    const refusal = pendingRefusal(request);
+    if (refusal) return { kind: 'refused', reason: refusal, request };
+    const cancelled = await this.#deps.store.cancel(id, userId);
+    return cancelled ? { kind: 'done', request: cancelled } : this.#lateRefusal(id);
+  }
+
+  async setFreeze(
+    frozen: boolean,
+    userId: string,
+    reason: string | undefined,
+  ): Promise<{ kind: 'done'; freeze: FreezeState } | Denied> {
+    const decision = await this.canApprove(userId);
+    if (!decision.allowed) return { kind: 'not_allowed', decision };
+    const freeze = await this.#deps.store.setFreeze(frozen, userId, reason);
+    this.#deps.logger.warn({ frozen, userId, reason }, frozen ? 'payments frozen' : 'payments unfrozen');
+    return { kind: 'done', freeze };
+  }
+
+  freezeState(): Promise<FreezeState> {
+    return this.#deps.store.freezeState();
+  }
+
+  /**
+   * Expires pending requests past their time, and turns executions abandoned by a dead
+   * process into `unknown` (then reconciles them) — never re-executing anything.
+   */
+  async sweep(): Promise<PaymentRequest[]> {
+    const now = this.#now();
+    const expired = await this.#deps.store.expireDue(now);
+    const abandoned = await this.#deps.store.recoverStale(new Date(now.getTime() - this.#deps.leaseMs));
+    const reconciled = await Promise.all(abandoned.map((request) => this.#reconcile(request)));
+    return [...expired, ...reconciled];
+  }
+
+  /** The one call to the provider, for a request this process has just claimed. */
+  async #execute(request: PaymentRequest): Promise<PaymentRequest> {
+    const { store, client, logger } = this.#deps;
+    const log = logger.child({ requestId: request.id, operationId: request.operationId });
+    // What is sent must be byte for byte what was approved.
+    if (fingerprint(request.operationId, request.path, request.body) !== request.fingerprint) {
+      log.error('payload does not match its approved fingerprint; not sent');
+      return this.#finish(request, 'failed', {
+        message: 'The stored payload no longer matches what was approved; nothing was sent.',
+      });
+    }
+    try {
+      const response = await client.call(request.operationId, { path: request.path, body: request.body });
+      const identity = recordIdentity(findRecord(response.body));
+      log.info({ providerId: identity.id, status: response.status }, 'write submitted');
+      return this.#finish(request, 'submitted', {
+        status: response.status,
+        requestId: response.requestId,
+        providerId: identity.id,
+        providerStatus: identity.status,
+      });
+    } catch (error) {
+      if (error instanceof PaymentsApiError && !(error instanceof OutcomeUnknownError) && error.outcome === 'not_executed') {
+        return this.#finish(request, 'failed', outcomeOf(error));
+      }
+      // Anything else after the claim — including our own unexpected failure — may have sent it.
+      log.error({ err: error }, 'write outcome unknown; reconciling, never retrying');
+      const unknown = await this.#finish(
+        request,
+        'unknown',
+        error instanceof PaymentsApiError ? outcomeOf(error) : { message: 'payops failed while sending it' },
+      );
+      return this.#reconcile(unknown);
+    }
+  }
+
+  async #finish(
+    request: PaymentRequest,
+    status: 'submitted' | 'failed' | 'unknown',
+    outcome: ProviderOutcome,
+  ): Promise<PaymentRequest> {
+    return (await this.#deps.store.finishExecution(request.id, status, outcome)) ?? request;
+  }
+
+  async #reconcile(request: PaymentRequest): Promise<PaymentRequest> {
+    const reconciliation = await reconcile(this.#deps.client, request, this.#now());
+    this.#deps.logger.warn(
+      { requestId: request.id, result: reconciliation.result, providerId: reconciliation.providerId },
+      'reconciled an unknown outcome',
+    );
+    return (await this.#deps.store.recordReconciliation(request.id, reconciliation)) ?? request;
+  }
+
+  #clickRefusal(request: PaymentRequest, origin: ClickOrigin): string | undefined {
+    if (request.channelId !== origin.channelId || request.messageTs !== origin.messageTs) {
+      return `Request #${request.id} can only be decided from its own approval message.`;
+    }
+    return undefined;
+  }
+
+  async #lateRefusal(id: number): Promise<DecideResult> {
+    const request = await this.#deps.store.get(id);
+    if (!request) return { kind: 'not_found' };
+    return { kind: 'refused', reason: pendingRefusal(request) ?? 'It changed meanwhile.', request };
+  }
+}
+
+function pendingRefusal(request: PaymentRequest): string | undefined {
+  return request.status === 'pending' ? undefined : `Request #${request.id} is already ${request.status}.`;
+}
+
+function outcomeOf(error: PaymentsApiError): ProviderOutcome {
+  return {
+    status: error.status,
+    requestId: error.requestId,
+    code: error.providerCode ?? error.code,
+    message: error.providerMessage ?? error.userMessage(),
+  };
+}

@@ -1,0 +1,111 @@
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalWorkflow } from '../../app/approvals.ts';
+import type { AuditEntry } from '../../store/request-store.ts';
+import { notice, type SlackMessage } from '../blocks/format.ts';
+import { renderDirectoryUnavailable, renderNotAllowed } from '../blocks/messages.ts';
+import { renderRequestDetail, renderRequestList } from '../blocks/request-views.ts';
+import type { ApprovalMessages } from './approval-messages.ts';
+
+/** `/pay` words about the approval flow itself, rather than the provider. */
+export const ADMIN_WORDS = ['freeze', 'unfreeze', 'requests', 'request', 'audit'] as const;
+export type AdminWord = (typeof ADMIN_WORDS)[number];
+
+export function isAdminWord(word: string): word is AdminWord {
+  return (ADMIN_WORDS as readonly string[]).includes(word);
+}
+
+export interface AdminDeps {
+  workflow: ApprovalWorkflow;
+  messages: ApprovalMessages;
+  accessAdmin: string;
+}
+
+/**
+ * Approvers only: the kill switch, pending requests, one request's history, the audit CSV.
+ * Checked at the moment of each command.
+ */
+export async function answerAdminCommand(
+  deps: AdminDeps,
+  word: AdminWord,
+  rest: string,
+  command: { user_id: string; channel_id: string },
+  client: WebClient,
+): Promise<SlackMessage> {
+  const decision = await deps.workflow.canApprove(command.user_id);
+  if (!decision.allowed) {
+    return decision.reason === 'directory_unavailable'
+      ? renderDirectoryUnavailable()
+      : renderNotAllowed(deps.accessAdmin);
+  }
+  switch (word) {
+    case 'freeze':
+    case 'unfreeze': {
+      const frozen = word === 'freeze';
+      const reason = rest.trim().slice(0, 300) || undefined;
+      await deps.workflow.setFreeze(frozen, command.user_id, reason);
+      await deps.messages.refreshPending();
+      return notice(
+        frozen
+          ? `Payments are frozen${reason ? ` (${reason})` : ''}: no call will be made to the provider. Pending requests stay pending; an approval that would execute is refused until \`/pay unfreeze\`.`
+          : 'Payments are unfrozen. Pending requests can be approved again.',
+      );
+    }
+    case 'requests': {
+      const { requests, total } = await deps.workflow.store.listPending(20);
+      return renderRequestList(requests, total);
+    }
+    case 'request': {
+      const id = /^#?(\d{1,15})$/.exec(rest.trim())?.[1];
+      if (!id) return notice('Say which request: `/pay request 12`.');
+      const request = await deps.workflow.store.get(Number(id));
+      if (!request) return notice(`Request #${id} does not exist.`);
+      return renderRequestDetail(request, await deps.workflow.store.history(request.id));
+    }
+    case 'audit': {
+      const entries = await deps.workflow.store.auditLog();
+      await client.files.uploadV2({
+        channel_id: command.channel_id,
+        filename: `payops-audit-${new Date().toISOString().slice(0, 10)}.csv`,
+        title: 'payops audit log',
+        content: auditCsv(entries),
+        initial_comment: `<@${command.user_id}> asked for the audit log: ${entries.length} events.`,
+      });
+      return notice(
+        `The audit log (${entries.length} events) is attached in this channel as a CSV.`,
+      );
+    }
+  }
+}
+
+const CSV_COLUMNS = [
+  'id',
+  'at',
+  'request',
+  'actor',
+  'event',
+  'from',
+  'to',
+  'fingerprint',
+  'detail',
+];
+
+export function auditCsv(entries: AuditEntry[]): string {
+  const rows = entries.map((entry) => [
+    String(entry.id),
+    entry.at,
+    entry.requestId === undefined ? '' : String(entry.requestId),
+    entry.actor,
+    entry.event,
+    entry.fromStatus ?? '',
+    entry.toStatus ?? '',
+    entry.fingerprint ?? '',
+    entry.detail ? JSON.stringify(entry.detail) : '',
+  ]);
+  return [CSV_COLUMNS, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n');
+}
+
+/** Quoted, and defused so a spreadsheet never runs a cell as a formula. */
+function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${safe.replaceAll('"', '""')}"`;
+}

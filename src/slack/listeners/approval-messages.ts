@@ -1,0 +1,88 @@
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalWorkflow } from '../../app/approvals.ts';
+import type { PaymentRequest } from '../../domain/approval.ts';
+import type { Logger } from '../../logger.ts';
+import type { FreezeState } from '../../store/request-store.ts';
+import {
+  type FreezeNotice,
+  renderApprovalCard,
+  renderThreadUpdate,
+} from '../blocks/approval-card.ts';
+
+/**
+ * Keeps each request's approval message in the approvals channel true to the store: posted
+ * once, updated in place at every change (`chat.update`), the requester told in its thread.
+ * Slack failures are logged, never thrown: the store, not the message, is the truth.
+ */
+export class ApprovalMessages {
+  readonly #web: WebClient;
+  readonly #workflow: ApprovalWorkflow;
+  readonly #channelId: string;
+  readonly #logger: Logger;
+
+  constructor(web: WebClient, workflow: ApprovalWorkflow, channelId: string, logger: Logger) {
+    this.#web = web;
+    this.#workflow = workflow;
+    this.#channelId = channelId;
+    this.#logger = logger;
+  }
+
+  /** Posts the approval message and records where it is; returns a link to it. */
+  async post(
+    request: PaymentRequest,
+  ): Promise<{ request: PaymentRequest; permalink: string | undefined }> {
+    const card = renderApprovalCard(request, await this.#context());
+    const posted = await this.#web.chat.postMessage({ channel: this.#channelId, ...card });
+    const ts = posted.ts as string;
+    const channelId = (posted.channel as string | undefined) ?? this.#channelId;
+    await this.#workflow.store.attachMessage(request.id, channelId, ts);
+    const permalink = await this.#web.chat
+      .getPermalink({ channel: channelId, message_ts: ts })
+      .then((result) => result.permalink as string | undefined)
+      .catch(() => undefined);
+    return { request: { ...request, channelId, messageTs: ts }, permalink };
+  }
+
+  /** Re-renders the message; tells the requester in its thread when the status moved on. */
+  async refresh(
+    request: PaymentRequest,
+    options: { notify?: boolean } = { notify: true },
+  ): Promise<void> {
+    if (!request.channelId || !request.messageTs) return;
+    try {
+      const card = renderApprovalCard(request, await this.#context());
+      await this.#web.chat.update({ channel: request.channelId, ts: request.messageTs, ...card });
+      if (options.notify !== false) {
+        await this.#web.chat.postMessage({
+          channel: request.channelId,
+          thread_ts: request.messageTs,
+          ...renderThreadUpdate(request),
+        });
+      }
+    } catch (error) {
+      this.#logger.warn(
+        { err: error, requestId: request.id },
+        'could not update the approval message',
+      );
+    }
+  }
+
+  /** Every pending message shows the freeze while it lasts (and stops when it ends). */
+  async refreshPending(): Promise<void> {
+    const { requests } = await this.#workflow.store.listPending(200);
+    for (const request of requests) await this.refresh(request, { notify: false });
+  }
+
+  async #context(): Promise<{ freeze: FreezeNotice | undefined; now: Date }> {
+    return { freeze: freezeNotice(await this.#workflow.freezeState()), now: new Date() };
+  }
+}
+
+export function freezeNotice(state: FreezeState): FreezeNotice | undefined {
+  if (!state.frozen) return undefined;
+  return {
+    reason: state.reason ?? 'no reason given',
+    by: state.changedBy ?? 'unknown',
+    at: state.changedAt ?? new Date().toISOString(),
+  };
+}

@@ -1,0 +1,320 @@
+import type { BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
+import type { ApprovalWorkflow, Denied } from '../../app/approvals.ts';
+import type { ReadService } from '../../app/reads.ts';
+import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
+import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
+import type { Logger } from '../../logger.ts';
+import { findList, recordIdentity } from '../../payments/response-shape.ts';
+import { renderRequesterConfirmation } from '../blocks/approval-card.ts';
+import { notice, type SlackMessage } from '../blocks/format.ts';
+import {
+  renderDirectoryUnavailable,
+  renderMissingScopes,
+  renderNotAllowed,
+} from '../blocks/messages.ts';
+import {
+  buildRejectReasonModal,
+  buildRequestModal,
+  type Option,
+  parseModalMetadata,
+  readModalValues,
+} from '../blocks/request-modal.ts';
+import { ACTION, VIEW } from '../interaction-ids.ts';
+import type { ApprovalMessages } from './approval-messages.ts';
+import type { ListenerRegistry } from './registry.ts';
+
+export interface ApprovalDeps {
+  workflow: ApprovalWorkflow;
+  messages: ApprovalMessages;
+  reads: ReadService;
+  accessAdmin: string;
+  logger: Logger;
+}
+
+/**
+ * Buttons and modals of the approval flow. Every click is acknowledged first; the decision is
+ * the workflow's, taken at the moment of the click; Slack shows what the store now says.
+ */
+export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): void {
+  app.action<BlockAction<ButtonAction>>(ACTION.approve, async ({ ack, body, action, respond }) => {
+    await ack();
+    const id = requestIdOf(action.value);
+    if (id === undefined) return tell(respond, 'That button does not name a request.');
+    const result = await deps.workflow.approve(id, body.user.id, originOf(body));
+    switch (result.kind) {
+      case 'not_allowed':
+        return tell(respond, deniedText(result, deps.accessAdmin));
+      case 'not_found':
+        return tell(respond, `Request #${id} does not exist.`);
+      case 'refused':
+        return tell(respond, result.reason);
+      case 'frozen':
+        await deps.messages.refresh(result.request, { notify: false });
+        return tell(
+          respond,
+          `Payments are frozen (${result.freeze.reason ?? 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`,
+        );
+      case 'recorded':
+        await deps.messages.refresh(result.request, { notify: false });
+        return tell(
+          respond,
+          `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`,
+        );
+      case 'executed':
+        return deps.messages.refresh(result.request);
+    }
+  });
+
+  app.action<BlockAction<ButtonAction>>(
+    ACTION.reject,
+    async ({ ack, body, action, client, respond }) => {
+      await ack();
+      const id = requestIdOf(action.value);
+      if (id === undefined) return tell(respond, 'That button does not name a request.');
+      const decision = await deps.workflow.canApprove(body.user.id);
+      if (!decision.allowed)
+        return tell(respond, deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
+      const request = await deps.workflow.store.get(id);
+      const origin = originOf(body);
+      if (
+        !request ||
+        request.channelId !== origin.channelId ||
+        request.messageTs !== origin.messageTs
+      ) {
+        return tell(respond, `Request #${id} can only be decided from its own approval message.`);
+      }
+      if (request.status !== 'pending')
+        return tell(respond, `Request #${id} is already ${request.status}.`);
+      await client.views.open({ trigger_id: body.trigger_id, view: buildRejectReasonModal(id) });
+    },
+  );
+
+  app.action<BlockAction<ButtonAction>>(ACTION.cancel, async ({ ack, body, action, respond }) => {
+    await ack();
+    const id = requestIdOf(action.value);
+    if (id === undefined) return tell(respond, 'That button does not name a request.');
+    const result = await deps.workflow.cancel(id, body.user.id);
+    if (result.kind === 'done') {
+      await deps.messages.refresh(result.request);
+      return tell(respond, `Request #${id} is cancelled; nothing was sent.`);
+    }
+    return tell(
+      respond,
+      result.kind === 'refused' ? result.reason : `Request #${id} does not exist.`,
+    );
+  });
+
+  app.view<ViewSubmitAction>(VIEW.rejectReason, async ({ ack, view, body }) => {
+    const id = requestIdOf(view.private_metadata);
+    const reason = (view.state.values.reason?.reason?.value ?? '').trim();
+    if (id === undefined)
+      return ack({
+        response_action: 'errors',
+        errors: { reason: 'This form is not for a known request.' },
+      });
+    if (!reason)
+      return ack({
+        response_action: 'errors',
+        errors: { reason: 'Say why, so the requester can fix it.' },
+      });
+    const request = await deps.workflow.store.get(id);
+    const result = await deps.workflow.reject(id, body.user.id, reason.slice(0, 500), {
+      channelId: request?.channelId,
+      messageTs: request?.messageTs,
+    });
+    if (result.kind !== 'done') {
+      const message =
+        result.kind === 'refused'
+          ? result.reason
+          : result.kind === 'not_found'
+            ? `Request #${id} does not exist.`
+            : deniedText(result, deps.accessAdmin);
+      return ack({ response_action: 'errors', errors: { reason: message } });
+    }
+    await ack();
+    await deps.messages.refresh(result.request);
+  });
+
+  app.view<ViewSubmitAction>(VIEW.request, async ({ ack, view, body, client }) => {
+    const metadata = parseModalMetadata(view.private_metadata);
+    if (!metadata) return ack({ response_action: 'errors', errors: {} });
+    const validated = validateWriteFields(
+      metadata.operationId,
+      metadata.path,
+      readModalValues(view.state),
+    );
+    if ('errors' in validated) {
+      const errors: Record<string, string> = {};
+      for (const error of validated.errors) {
+        const field =
+          error.field && OPERATIONS[metadata.operationId].bodyFields.includes(error.field)
+            ? error.field
+            : OPERATIONS[metadata.operationId].bodyFields[0];
+        if (field)
+          errors[field] = errors[field] ? `${errors[field]} ${error.message}` : error.message;
+      }
+      return ack({ response_action: 'errors', errors });
+    }
+    await ack();
+    const channelId = channelOfMetadata(view.private_metadata);
+    const answer = await createRequest(deps, validated.intent, body.user.id, channelId);
+    if (channelId) {
+      await client.chat
+        .postEphemeral({ channel: channelId, user: body.user.id, ...answer })
+        .catch((error) => deps.logger.warn({ err: error }, 'could not confirm a modal request'));
+    }
+  });
+}
+
+/** `/pay payout …` and the other write words: a request, or a modal when no fields were typed. */
+export async function answerWriteCommand(
+  deps: ApprovalDeps,
+  command: { text: string; user_id: string; channel_id: string; trigger_id: string },
+  client: WebClient,
+): Promise<SlackMessage | undefined> {
+  const parsed = parseWriteCommand(command.text);
+  if (parsed.kind === 'invalid') {
+    return notice(
+      'The request was not created:',
+      parsed.errors.map((error) =>
+        error.field ? `${error.field}: ${error.message}` : error.message,
+      ),
+    );
+  }
+  if (parsed.kind === 'intent') {
+    return createRequest(deps, parsed.intent, command.user_id, command.channel_id);
+  }
+  const decision = await deps.workflow.canRequest(command.user_id);
+  if (!decision.allowed) return deniedMessage({ kind: 'not_allowed', decision }, deps.accessAdmin);
+  const missing = deps.workflow.missingScopes(parsed);
+  if (missing.length > 0)
+    return renderMissingScopes(OPERATIONS[parsed.operationId].summary, missing);
+  await openRequestModal(
+    deps,
+    client,
+    command.trigger_id,
+    parsed.operationId,
+    parsed.path,
+    command.channel_id,
+  );
+  return undefined;
+}
+
+async function createRequest(
+  deps: ApprovalDeps,
+  intent: Parameters<ApprovalWorkflow['request']>[0],
+  userId: string,
+  channelId: string | undefined,
+): Promise<SlackMessage> {
+  const result = await deps.workflow.request(intent, userId, channelId);
+  if (result.kind === 'not_allowed') return deniedMessage(result, deps.accessAdmin);
+  if (result.kind === 'missing-scopes') {
+    return renderMissingScopes(OPERATIONS[intent.operationId].summary, result.missing);
+  }
+  try {
+    const posted = await deps.messages.post(result.request);
+    return renderRequesterConfirmation(posted.request, posted.permalink);
+  } catch (error) {
+    deps.logger.error(
+      { err: error, requestId: result.request.id },
+      'could not post the approval message',
+    );
+    return notice(
+      `Request #${result.request.id} was stored, but its approval message could not be posted to the approvals channel, so nobody can approve it yet. Check that payops is a member of that channel, then cancel this request and make a new one.`,
+    );
+  }
+}
+
+/**
+ * Opens a "loading" modal at once (a trigger_id lives ~3 s), then fills it with choices read
+ * from the provider, so a slow provider cannot expire the trigger.
+ */
+async function openRequestModal(
+  deps: ApprovalDeps,
+  client: WebClient,
+  triggerId: string,
+  operationId: WriteOperationId,
+  path: Record<string, string>,
+  channelId: string,
+): Promise<void> {
+  const opened = await client.views.open({
+    trigger_id: triggerId,
+    view: {
+      type: 'modal',
+      title: { type: 'plain_text', text: 'payops' },
+      blocks: [
+        {
+          type: 'section',
+          text: { type: 'mrkdwn', text: 'Reading wallets, recipients and corridors…' },
+        },
+      ],
+    },
+  });
+  const [wallets, recipients, corridors] = await Promise.all([
+    choices(deps.reads, 'listWallets'),
+    choices(deps.reads, 'listRecipients'),
+    choices(deps.reads, 'listCorridors'),
+  ]);
+  const view = buildRequestModal(operationId, { wallets, recipients, corridors, path });
+  view.private_metadata = JSON.stringify({
+    ...JSON.parse(view.private_metadata ?? '{}'),
+    channelId,
+  });
+  await client.views.update({ view_id: opened.view?.id as string, view });
+}
+
+async function choices(
+  reads: ReadService,
+  operationId: 'listWallets' | 'listRecipients' | 'listCorridors',
+): Promise<Option[]> {
+  const outcome = await reads.read({ operationId, path: {}, query: {} });
+  if (outcome.kind !== 'ok') return [];
+  return (findList(outcome.body)?.items ?? []).flatMap((item) => {
+    const { id, name, status } = recordIdentity(item);
+    if (!id || (status && status !== 'active' && operationId === 'listRecipients')) return [];
+    return [{ value: id, label: name ? `${name} (${id})` : id }];
+  });
+}
+
+function channelOfMetadata(privateMetadata: string): string | undefined {
+  try {
+    const channelId = (JSON.parse(privateMetadata) as { channelId?: unknown }).channelId;
+    return typeof channelId === 'string' && /^[CGD][A-Z0-9]+$/.test(channelId)
+      ? channelId
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function requestIdOf(value: string | undefined): number | undefined {
+  return value && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+}
+
+function originOf(body: BlockAction): {
+  channelId: string | undefined;
+  messageTs: string | undefined;
+} {
+  return {
+    channelId: body.channel?.id ?? body.container?.channel_id,
+    messageTs: body.message?.ts ?? body.container?.message_ts,
+  };
+}
+
+function deniedText(result: Denied, accessAdmin: string): string {
+  return deniedMessage(result, accessAdmin).text;
+}
+
+function deniedMessage(result: Denied, accessAdmin: string): SlackMessage {
+  return result.decision.reason === 'directory_unavailable'
+    ? renderDirectoryUnavailable()
+    : renderNotAllowed(accessAdmin);
+}
+
+/** An ephemeral note to the person who clicked; the approval message itself is not touched. */
+async function tell(respond: RespondFn, text: string): Promise<void> {
+  await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(
+    () => undefined,
+  );
+}

@@ -95,7 +95,11 @@ export class ApprovalWorkflow {
   }
 
   /** Stores a validated write as a pending request; nothing is sent to the provider. */
-  async request(intent: WriteIntent, requesterId: string, channelId: string | undefined): Promise<RequestResult> {
+  async request(
+    intent: WriteIntent,
+    requesterId: string,
+    channelId: string | undefined,
+  ): Promise<RequestResult> {
     const decision = await this.canRequest(requesterId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
     const missing = this.missingScopes(intent);
@@ -112,7 +116,12 @@ export class ApprovalWorkflow {
       requesterChannelId: channelId,
     });
     this.#deps.logger.info(
-      { requestId: request.id, operationId: request.operationId, requesterId, fingerprint: request.fingerprint },
+      {
+        requestId: request.id,
+        operationId: request.operationId,
+        requesterId,
+        fingerprint: request.fingerprint,
+      },
       'payment request created',
     );
     return { kind: 'created', request };
@@ -125,14 +134,23 @@ export class ApprovalWorkflow {
   async approve(id: number, approverId: string, origin: ClickOrigin): Promise<ApproveResult> {
     const decision = await this.canApprove(approverId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
-    const result = await this.#deps.store.approve(id, approverId, this.#deps.instanceId, (request) =>
-      this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
+    const result = await this.#deps.store.approve(
+      id,
+      approverId,
+      this.#deps.instanceId,
+      (request) =>
+        this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
     );
     if (result.kind !== 'claimed') return result;
     return { kind: 'executed', request: await this.#execute(result.request) };
   }
 
-  async reject(id: number, approverId: string, reason: string, origin: ClickOrigin): Promise<DecideResult> {
+  async reject(
+    id: number,
+    approverId: string,
+    reason: string,
+    origin: ClickOrigin,
+  ): Promise<DecideResult> {
     const decision = await this.canApprove(approverId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
     const request = await this.#deps.store.get(id);
@@ -148,7 +166,11 @@ export class ApprovalWorkflow {
     const request = await this.#deps.store.get(id);
     if (!request) return { kind: 'not_found' };
     if (request.requesterId !== userId) {
-      return { kind: 'refused', reason: 'Only the person who requested it can cancel it.', request };
+      return {
+        kind: 'refused',
+        reason: 'Only the person who requested it can cancel it.',
+        request,
+      };
     }
     const refusal = pendingRefusal(request);
     if (refusal) return { kind: 'refused', reason: refusal, request };
@@ -164,7 +186,10 @@ export class ApprovalWorkflow {
     const decision = await this.canApprove(userId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
     const freeze = await this.#deps.store.setFreeze(frozen, userId, reason);
-    this.#deps.logger.warn({ frozen, userId, reason }, frozen ? 'payments frozen' : 'payments unfrozen');
+    this.#deps.logger.warn(
+      { frozen, userId, reason },
+      frozen ? 'payments frozen' : 'payments unfrozen',
+    );
     return { kind: 'done', freeze };
   }
 
@@ -179,14 +204,16 @@ export class ApprovalWorkflow {
   async sweep(): Promise<PaymentRequest[]> {
     const now = this.#now();
     const expired = await this.#deps.store.expireDue(now);
-    const abandoned = await this.#deps.store.recoverStale(new Date(now.getTime() - this.#deps.leaseMs));
+    const abandoned = await this.#deps.store.recoverStale(
+      new Date(now.getTime() - this.#deps.leaseMs),
+    );
     const reconciled = await Promise.all(abandoned.map((request) => this.#reconcile(request)));
     return [...expired, ...reconciled];
   }
 
   /** The one call to the provider, for a request this process has just claimed. */
   async #execute(request: PaymentRequest): Promise<PaymentRequest> {
-    const { store, client, logger } = this.#deps;
+    const { client, logger } = this.#deps;
     const log = logger.child({ requestId: request.id, operationId: request.operationId });
     // What is sent must be byte for byte what was approved.
     if (fingerprint(request.operationId, request.path, request.body) !== request.fingerprint) {
@@ -196,7 +223,10 @@ export class ApprovalWorkflow {
       });
     }
     try {
-      const response = await client.call(request.operationId, { path: request.path, body: request.body });
+      const response = await client.call(request.operationId, {
+        path: request.path,
+        body: request.body,
+      });
       const identity = recordIdentity(findRecord(response.body));
       log.info({ providerId: identity.id, status: response.status }, 'write submitted');
       return this.#finish(request, 'submitted', {
@@ -206,7 +236,11 @@ export class ApprovalWorkflow {
         providerStatus: identity.status,
       });
     } catch (error) {
-      if (error instanceof PaymentsApiError && !(error instanceof OutcomeUnknownError) && error.outcome === 'not_executed') {
+      if (
+        error instanceof PaymentsApiError &&
+        !(error instanceof OutcomeUnknownError) &&
+        error.outcome === 'not_executed'
+      ) {
         return this.#finish(request, 'failed', outcomeOf(error));
       }
       // Anything else after the claim — including our own unexpected failure — may have sent it.
@@ -214,7 +248,9 @@ export class ApprovalWorkflow {
       const unknown = await this.#finish(
         request,
         'unknown',
-        error instanceof PaymentsApiError ? outcomeOf(error) : { message: 'payops failed while sending it' },
+        error instanceof PaymentsApiError
+          ? outcomeOf(error)
+          : { message: 'payops failed while sending it' },
       );
       return this.#reconcile(unknown);
     }
@@ -231,7 +267,11 @@ export class ApprovalWorkflow {
   async #reconcile(request: PaymentRequest): Promise<PaymentRequest> {
     const reconciliation = await reconcile(this.#deps.client, request, this.#now());
     this.#deps.logger.warn(
-      { requestId: request.id, result: reconciliation.result, providerId: reconciliation.providerId },
+      {
+        requestId: request.id,
+        result: reconciliation.result,
+        providerId: reconciliation.providerId,
+      },
       'reconciled an unknown outcome',
     );
     return (await this.#deps.store.recordReconciliation(request.id, reconciliation)) ?? request;
@@ -252,7 +292,9 @@ export class ApprovalWorkflow {
 }
 
 function pendingRefusal(request: PaymentRequest): string | undefined {
-  return request.status === 'pending' ? undefined : `Request #${request.id} is already ${request.status}.`;
+  return request.status === 'pending'
+    ? undefined
+    : `Request #${request.id} is already ${request.status}.`;
 }
 
 function outcomeOf(error: PaymentsApiError): ProviderOutcome {

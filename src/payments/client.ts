@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, errors as undiciErrors } from 'undici';
 import type { OperationId, OperationSpec } from '../domain/operations.ts';
 import { OPERATIONS } from '../domain/operations.ts';
+import { Semaphore } from '../lib/semaphore.ts';
 import type { Logger } from '../logger.ts';
 import {
   InsufficientScopeError,
@@ -19,7 +20,6 @@ import {
 } from './errors.ts';
 import { parseJsonPreservingDecimals } from './lossless-json.ts';
 import { readProblem } from './problem.ts';
-import { Semaphore } from '../lib/semaphore.ts';
 
 export interface PaymentsClientOptions {
   baseUrl: string;

@@ -120,7 +120,9 @@ export async function startBot(config: Config, logger: Logger): Promise<RunningB
   const sweeper = setInterval(sweep, config.approvals.sweepIntervalMs);
   sweeper.unref();
 
-  const started = (await app.start(config.slack.port)) as Server | undefined;
+  const started = (await app.start({ port: config.slack.port, host: config.slack.host })) as
+    | Server
+    | undefined;
   const address = started?.address?.();
   const port = typeof address === 'object' && address ? address.port : config.slack.port;
   logger.info(

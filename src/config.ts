@@ -282,6 +282,10 @@ const slackEnvSchema = z.object({
     .optional()
     .transform((value) => value?.trim() || 'your payops administrator'),
   PORT: wholeNumber('PORT', 3000, 0, 65_535),
+  HOST: z
+    .string()
+    .optional()
+    .transform((value) => value?.trim() || '0.0.0.0'),
 });
 
 const approvalsEnvSchema = z.object({
@@ -339,6 +343,8 @@ export interface SlackConfig {
   /** Who to ask for access, named in refusals (a person, a channel, a user group mention). */
   accessAdmin: string;
   port: number;
+  /** Interface the HTTP server binds: all by default; `127.0.0.1` for local rehearsals. */
+  host: string;
 }
 
 export interface Config extends PaymentsToolConfig {
@@ -376,6 +382,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       channels: s.PAYOPS_CHANNELS,
       accessAdmin: s.PAYOPS_ACCESS_ADMIN,
       port: s.PORT,
+      host: s.HOST,
     }),
     approvals: Object.freeze({
       requesters: a.PAYOPS_REQUESTERS as RoleMembers,

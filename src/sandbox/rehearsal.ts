@@ -64,15 +64,16 @@ export async function startRehearsal(options: RehearsalOptions = {}): Promise<Re
     PAYOPS_DATA_DIR: 'memory://',
     PAYOPS_ACCESS_ADMIN: '#payops-admins',
     PORT: '0',
+    HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
     ...options.env,
   };
-  const config = loadConfig(env);
-  const logger =
-    options.logger ??
-    createLogger({ level: config.logging.level, secrets: [], destination: process.stderr });
   let bot: RunningBot;
   try {
+    const config = loadConfig(env);
+    const logger =
+      options.logger ??
+      createLogger({ level: config.logging.level, secrets: [], destination: process.stderr });
     bot = await startBot(config, logger);
   } catch (error) {
     await Promise.all([sandbox.close(), slack.close()]);

@@ -61,8 +61,9 @@ describe('every read command answers through the response_url, ephemerally', () 
     expect(answer.shown).toContain('••••');
     const deposit = await ask(rehearsal, 'deposit-accounts');
     for (const shown of [answer.shown, deposit.shown]) {
-      // Slack date tokens carry Unix seconds; every other long digit run would be an account.
-      expect(shown.replace(/<!date\^\d+/g, '')).not.toMatch(/\d{8,}/);
+      // Date tokens carry Unix seconds and request ids random hex; any other long run of
+      // digits would be an account number.
+      expect(shown.replace(/<!date\^\d+|req_\w+/g, '')).not.toMatch(/\d{8,}/);
     }
   });
 });

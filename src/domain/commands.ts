@@ -199,11 +199,17 @@ export function usage(word: string): string {
   return forms.length > 0 ? `Usage: ${forms.join(' or ')}` : '';
 }
 
-/** The known word nearest to `word` by edit distance, if it is near enough to be a typo. */
-export function closest(word: string): string | undefined {
+/**
+ * The candidate nearest to `word` by edit distance, if it is near enough to be a typo.
+ * Candidates are lower case; by default the read command words.
+ */
+export function closest(
+  word: string,
+  candidates: readonly string[] = READ_COMMAND_WORDS,
+): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (const candidate of READ_COMMAND_WORDS) {
+  for (const candidate of candidates) {
     const distance = editDistance(word.toLowerCase().slice(0, 64), candidate);
     if (distance < bestDistance) {
       best = candidate;

@@ -5,6 +5,8 @@ const MASK = '••••';
 /** `••••1234`: enough for a person to recognise an account, not enough to use it. */
 export function maskAccount(value: unknown): string {
   const text = typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+  // An e-mail or phone-style key (PIX, say) leaks identity in its tail: show none of it.
+  if (text.includes('@')) return MASK;
   const compact = text.replace(/[\s-]/g, '');
   return compact.length > 4 ? `${MASK}${compact.slice(-4)}` : MASK;
 }

@@ -6,6 +6,7 @@ describe('masking banking details', () => {
     expect(maskAccount('000123456789')).toBe('••••6789');
     expect(maskAccount('1234')).toBe('••••');
     expect(maskAccount(undefined)).toBe('••••');
+    expect(maskAccount('joao.souza@example.com.br')).toBe('••••');
   });
 
   it('redacts sensitive fields at any depth for logs', () => {

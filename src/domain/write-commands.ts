@@ -1,0 +1,291 @@
+import type { WriteIntent } from './approval.ts';
+import { clip, type Token, tokenize } from './command-text.ts';
+import { closest } from './commands.ts';
+import { isDecimalString, isPositiveDecimalString } from './decimal.ts';
+import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
+
+/**
+ * Write commands (`/pay payout amount=10.00 …`, `/pay deactivate-recipient ea_123`) turned into
+ * a `WriteIntent`, from the operations catalogue alone. Pure and never throws: every problem
+ * becomes a `FieldError` naming its field, all of them at once, so a modal can show each one
+ * next to its input.
+ *
+ * The spec shows neither types nor allowed values (part 2), so the checks are about form only
+ * and values are sent exactly as typed: never trimmed, re-cased or re-formatted.
+ */
+
+/** `field` is the body field or path parameter at fault; undefined for the command as a whole. */
+export interface FieldError {
+  field: string | undefined;
+  message: string;
+}
+
+export type WriteParse =
+  | { kind: 'intent'; intent: WriteIntent }
+  /** No fields typed for an operation that has some: the Slack side opens a form. */
+  | { kind: 'modal'; operationId: WriteOperationId; path: Record<string, string> }
+  | { kind: 'invalid'; errors: FieldError[] };
+
+/** Longer values are typing accidents, not names or addresses. */
+export const MAX_VALUE_LENGTH = 500;
+export const MAX_IDENTIFIER_LENGTH = 128;
+/** Wei-denominated tokens have 18 decimals; nothing needs more. */
+export const MAX_AMOUNT_DECIMALS = 18;
+
+const CURRENCY_FIELDS: ReadonlySet<string> = new Set([
+  'currency',
+  'source_currency',
+  'destination_currency',
+]);
+
+const WRITE_OPERATIONS: readonly WriteOperationId[] = OPERATION_IDS.filter(isWrite);
+
+/** The `/pay` words of write commands, in catalogue order. */
+export const WRITE_COMMAND_WORDS: readonly string[] = WRITE_OPERATIONS.map(
+  (id) => OPERATIONS[id].command,
+);
+
+export function isWriteCommandWord(word: string): boolean {
+  return WRITE_COMMAND_WORDS.includes(word.toLowerCase());
+}
+
+function operationForWord(word: string): WriteOperationId | undefined {
+  return WRITE_OPERATIONS.find((id) => OPERATIONS[id].command === word.toLowerCase());
+}
+
+/** `/pay update-recipient <externalAccountId> account_owner_name=…`, from the catalogue. */
+export function writeUsage(operationId: WriteOperationId): string {
+  const spec = OPERATIONS[operationId];
+  const head = [`/pay ${spec.command}`, ...spec.pathParams.map((name) => `<${name}>`)].join(' ');
+  if (spec.bodyFields.length === 0) return `Usage: \`${head}\``;
+  const fields = spec.bodyFields.map((name) => `${name}=…`).join(' ');
+  return `Usage: \`${head} ${fields}\` (or \`${head}\` alone for a form)`;
+}
+
+/** Parses the text after `/pay` whose first word is a write command word. */
+export function parseWriteCommand(text: string): WriteParse {
+  const tokens = tokenize(text);
+  if ('error' in tokens) return invalid([{ field: undefined, message: tokens.error }]);
+  const [first, ...rest] = tokens;
+  const operationId = first?.kind === 'word' ? operationForWord(first.value) : undefined;
+  if (operationId === undefined) {
+    return invalid([
+      {
+        field: undefined,
+        message: `Start with a write command: ${WRITE_COMMAND_WORDS.map((word) => `\`${word}\``).join(', ')}.`,
+      },
+    ]);
+  }
+  const { path, fields, errors } = collectArguments(operationId, rest);
+  const spec = OPERATIONS[operationId];
+  // No fields at all means "give me the form"; reporting each missing field would be noise.
+  if (Object.keys(fields).length === 0 && spec.bodyFields.length > 0) {
+    const all = [...errors, ...pathErrors(operationId, path)];
+    return all.length > 0 ? invalid(all) : { kind: 'modal', operationId, path };
+  }
+  const validated = validateWriteFields(operationId, path, fields);
+  if ('errors' in validated) return invalid([...errors, ...validated.errors]);
+  return errors.length > 0 ? invalid(errors) : { kind: 'intent', intent: validated.intent };
+}
+
+/**
+ * Checks a write's path and fields, from a typed command or a modal submission. An undefined
+ * value counts as not given (an empty modal input). On success the intent's fields are in
+ * catalogue order, so its JSON text and fingerprint do not depend on the order of typing.
+ */
+export function validateWriteFields(
+  operationId: WriteOperationId,
+  path: Readonly<Record<string, string | undefined>>,
+  fields: Readonly<Record<string, string | undefined>>,
+): { intent: WriteIntent } | { errors: FieldError[] } {
+  const spec = OPERATIONS[operationId];
+  const errors = pathErrors(operationId, path);
+  for (const [name, value] of Object.entries(fields)) {
+    if (value !== undefined && !spec.bodyFields.includes(name)) {
+      errors.push(unknownField(operationId, name));
+    }
+  }
+  for (const name of spec.bodyFields) {
+    const value = fields[name];
+    const problem =
+      value === undefined
+        ? "missing — add it: payops needs every field of the spec's example"
+        : valueProblem(name, value, false);
+    if (problem !== undefined) errors.push({ field: name, message: `${name}: ${problem}` });
+  }
+  if (errors.length > 0) return { errors };
+  return {
+    intent: {
+      operationId,
+      path: Object.fromEntries(spec.pathParams.map((name) => [name, path[name] as string])),
+      fields: Object.fromEntries(spec.bodyFields.map((name) => [name, fields[name] as string])),
+    },
+  };
+}
+
+/**
+ * Bare words fill the path parameters in order and must come first, so a word left over from an
+ * unquoted value (`beneficiary_name=Jane Roe`) can never become an id.
+ */
+function collectArguments(
+  operationId: WriteOperationId,
+  tokens: Token[],
+): { path: Record<string, string>; fields: Record<string, string>; errors: FieldError[] } {
+  const spec = OPERATIONS[operationId];
+  const words: string[] = [];
+  const fields = new Map<string, string>();
+  const repeated = new Set<string>();
+  /** Fields followed by a stray word: most likely a value with spaces typed without quotes. */
+  const unquoted = new Set<string>();
+  const errors: FieldError[] = [];
+  let lastField: string | undefined;
+  for (const token of tokens) {
+    if (token.kind === 'field') {
+      if (fields.has(token.name)) repeated.add(token.name);
+      else fields.set(token.name, token.value);
+      lastField = token.name;
+    } else if (token.kind === 'flag') {
+      errors.push({
+        field: undefined,
+        message: `\`--${clip(token.name)}\`: write commands take no options — give fields as name=value. ${writeUsage(operationId)}`,
+      });
+    } else if (lastField !== undefined) {
+      unquoted.add(lastField);
+    } else if (words.length < spec.pathParams.length) {
+      words.push(token.value);
+    } else {
+      errors.push({
+        field: undefined,
+        message: `\`${clip(token.value)}\` is one word too many for \`/pay ${spec.command}\`. ${writeUsage(operationId)}`,
+      });
+    }
+  }
+  for (const name of unquoted) {
+    errors.push({
+      field: name,
+      message: `${name}: a value with spaces must be quoted — write ${name}="…" with the whole value inside the quotes`,
+    });
+  }
+  for (const name of repeated) {
+    errors.push({ field: name, message: `${name}: given more than once — give it once` });
+  }
+  const path = Object.fromEntries(
+    words.map((word, index) => [spec.pathParams[index] as string, word]),
+  );
+  // Object.fromEntries makes own properties, so a field named `__proto__` stays a plain field.
+  return { path, fields: Object.fromEntries(fields), errors };
+}
+
+function pathErrors(
+  operationId: WriteOperationId,
+  path: Readonly<Record<string, string | undefined>>,
+): FieldError[] {
+  const spec = OPERATIONS[operationId];
+  const errors: FieldError[] = [];
+  for (const [name, value] of Object.entries(path)) {
+    if (value !== undefined && !spec.pathParams.includes(name)) {
+      errors.push({ field: name, message: `${name}: \`/pay ${spec.command}\` takes no ${name}` });
+    }
+  }
+  for (const name of spec.pathParams) {
+    const value = path[name];
+    const problem =
+      value === undefined
+        ? `missing — write \`/pay ${spec.command} <${name}>\``
+        : valueProblem(name, value, true);
+    if (problem !== undefined) errors.push({ field: name, message: `${name}: ${problem}` });
+  }
+  return errors;
+}
+
+function unknownField(operationId: WriteOperationId, name: string): FieldError {
+  const spec = OPERATIONS[operationId];
+  if (spec.bodyFields.length === 0) {
+    return {
+      field: name,
+      message: `${clip(name)}: \`/pay ${spec.command}\` takes no fields, only <${spec.pathParams.join('> <')}>`,
+    };
+  }
+  const suggestion = closest(name, spec.bodyFields);
+  return {
+    field: name,
+    message: `${clip(name)}: not a field of \`/pay ${spec.command}\`${suggestion ? ` — did you mean ${suggestion}?` : '.'} Its fields are ${spec.bodyFields.join(', ')}.`,
+  };
+}
+
+// Invisible characters that make two values look alike, or make the approval message show other
+// text than what is sent: C0/C1 controls, line separators, zero-width space, BOM, and bidi marks.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point here.
+const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
+
+/** What is wrong with one value, or undefined. Identifiers are the `*_id` fields and path ids. */
+function valueProblem(name: string, value: string, isPathParam: boolean): string | undefined {
+  if (value.trim() === '') return 'empty — give a value';
+  if (value.length > MAX_VALUE_LENGTH) {
+    return `${value.length} characters long; at most ${MAX_VALUE_LENGTH}`;
+  }
+  if (INVISIBLE.test(value)) {
+    return 'contains an invisible control character (a line break, tab or text-direction mark) — retype it';
+  }
+  if (isPathParam || name.endsWith('_id')) return identifierProblem(value);
+  if (name === 'amount') return amountProblem(value);
+  if (CURRENCY_FIELDS.has(name)) return currencyProblem(value);
+  if (name === 'country') return countryProblem(value);
+  return undefined;
+}
+
+function identifierProblem(value: string): string | undefined {
+  if (/\s/u.test(value)) return `\`${clip(value)}\` contains white space — an id is one word`;
+  if (value.includes('/')) return `\`${clip(value)}\` contains \`/\` — an id never does`;
+  // `..` would climb out of its place in the request path.
+  if (value === '.' || value === '..') return `\`${value}\` is not an id`;
+  if (value.length > MAX_IDENTIFIER_LENGTH) {
+    return `${value.length} characters long; an id has at most ${MAX_IDENTIFIER_LENGTH}`;
+  }
+  return undefined;
+}
+
+function amountProblem(value: string): string | undefined {
+  const decimals = value.split('.')[1]?.length ?? 0;
+  if (isPositiveDecimalString(value)) {
+    return decimals > MAX_AMOUNT_DECIMALS
+      ? `\`${clip(value)}\` has ${decimals} decimals; at most ${MAX_AMOUNT_DECIMALS}`
+      : undefined;
+  }
+  const shown = `\`${clip(value)}\``;
+  if (isDecimalString(value)) return `${shown} is zero — an amount must be more than zero`;
+  if (value.startsWith('-')) return `${shown} is negative — write a positive amount, no sign`;
+  if (/^[+-]?[\d.]+e[+-]?\d+$/i.test(value)) {
+    return `${shown} uses an exponent — write the digits out, e.g. 1000 for 1e3`;
+  }
+  const plain = plainAmount(value);
+  if (plain !== undefined) return `${shown} is not a plain decimal amount — write ${plain}`;
+  return `${shown} is not a plain decimal amount — write digits with at most one decimal point (no commas, spaces, signs or exponent), like 1250.50`;
+}
+
+/** The plain form of an amount whose meaning is unambiguous (`1,000`, `+5`, `007.5`, `.5`). */
+function plainAmount(value: string): string | undefined {
+  let plain = value.replace(/^\+/, '');
+  if (/^\d{1,3}(,\d{3})+(\.\d+)?$/.test(plain)) plain = plain.replaceAll(',', '');
+  plain = plain
+    .replace(/^\./, '0.')
+    .replace(/\.$/, '')
+    .replace(/^0+(?=\d)/, '');
+  return plain !== value && isPositiveDecimalString(plain) ? plain : undefined;
+}
+
+function currencyProblem(value: string): string | undefined {
+  return /^[A-Za-z]{3,6}$/.test(value)
+    ? undefined
+    : `\`${clip(value)}\` is not a currency code — write 3 to 6 letters, like USD or USDC`;
+}
+
+function countryProblem(value: string): string | undefined {
+  return /^[A-Za-z]{2}$/.test(value)
+    ? undefined
+    : `\`${clip(value)}\` is not a two-letter country code — write e.g. US or DE`;
+}
+
+function invalid(errors: FieldError[]): WriteParse {
+  return { kind: 'invalid', errors };
+}

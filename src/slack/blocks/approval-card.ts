@@ -1,0 +1,502 @@
+import type {
+  ActionsBlock,
+  Button,
+  ConfirmationDialog,
+  KnownBlock,
+  PlainTextElement,
+} from '@slack/types';
+import {
+  fieldsOf,
+  type PaymentRequest,
+  type ProviderOutcome,
+  type Reconciliation,
+  type RequestStatus,
+} from '../../domain/approval.ts';
+import { maskAccount, sensitiveKind } from '../../domain/masking.ts';
+import { OPERATIONS } from '../../domain/operations.ts';
+import { ACTION } from '../interaction-ids.ts';
+import {
+  amountText,
+  code,
+  context as contextBlock,
+  dateText,
+  escapeMrkdwn,
+  header,
+  inlineText,
+  joinWithin,
+  type SlackMessage,
+  section,
+  textWithMentions,
+  truncate,
+} from './format.ts';
+
+/**
+ * The approval message and what the requester is told about it. An approver decides from
+ * this message alone, so it states exactly what will be sent: every field of the body, amounts
+ * with their exact digits, banking numbers masked `••••1234`, and the payload's fingerprint.
+ * Buttons are there only while the request can still be approved.
+ */
+
+export interface FreezeNotice {
+  reason: string;
+  /** Slack user id of who froze payments. */
+  by: string;
+  /** ISO timestamp. */
+  at: string;
+}
+
+/** Names the store does not hold, looked up by the caller (wallet list, recipient record). */
+export interface CardLabels {
+  recipientName?: string | undefined;
+  walletLabel?: string | undefined;
+}
+
+export interface ApprovalCardContext {
+  freeze?: FreezeNotice | undefined;
+  /** A pending request past its expiry time is shown without buttons: it can no longer be approved. */
+  now: Date;
+  labels?: CardLabels | undefined;
+}
+
+/**
+ * Body fields an approver reads on a line of their own, under these names. (Maps, not object
+ * literals: a field named `__proto__` or `constructor` must not find a label.)
+ */
+export const FIELD_LABELS: ReadonlyMap<string, string> = new Map([
+  ['amount', 'Amount'],
+  ['wallet_id', 'Wallet'],
+  ['external_account_id', 'Recipient'],
+  ['beneficiary_name', 'Beneficiary'],
+  ['account_owner_name', 'Account owner'],
+  ['beneficiary_account', 'Account'],
+  ['beneficiary_routing', 'Routing'],
+  ['account_number', 'Account number'],
+  ['routing_number', 'Routing number'],
+  ['destination_address', 'Destination address'],
+  ['corridor_id', 'Corridor'],
+  ['destination_type', 'Rail'],
+  ['destination_payment_rail', 'Rail'],
+]);
+
+/** Path parameters name what an operation acts on; said like the body field of the same thing. */
+const PATH_LABELS: ReadonlyMap<string, string> = new Map([
+  ['externalAccountId', 'Recipient'],
+  ['virtualAccountId', 'Deposit account'],
+  ['walletId', 'Wallet'],
+]);
+
+/** Spec part 2: a payout's currency is `currency`, a transfer's is `source_currency`. */
+const AMOUNT_CURRENCY_FIELDS = ['currency', 'source_currency'];
+
+/** Banking fields in the order the confirm dialog looks for "the account" of a recipient. */
+const RECIPIENT_ACCOUNT_FIELDS = ['beneficiary_account', 'account_number', 'destination_address'];
+
+const MAX_AMOUNT_TEXT = 200;
+const MAX_OTHER_FIELDS_TEXT = 1200;
+/** Confirm dialog limits (Block Kit reference): title 100, text 300, buttons 30. */
+const CONFIRM = { title: 100, text: 300, button: 30 };
+
+// ——— the approval message ———
+
+export function renderApprovalCard(
+  request: PaymentRequest,
+  context: ApprovalCardContext,
+): SlackMessage {
+  const labels = context.labels ?? {};
+  const blocks: KnownBlock[] = [header(requestTitle(request))];
+  if (context.freeze) blocks.push(section(freezeBanner(context.freeze)));
+  blocks.push(section(statusText(request, context.now)));
+  blocks.push(section(requestFacts(request, labels).join('\n')));
+  if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
+  blocks.push(contextBlock([`Payload fingerprint ${code(request.fingerprint)}`]));
+  return { text: fallbackText(request), blocks };
+}
+
+/** `#12 · Create a payout · 10000.00 USD`, plain text for headers. */
+export function requestTitle(request: PaymentRequest): string {
+  const amount = amountOf(fieldsOf(request));
+  const parts = [`#${request.id}`, OPERATIONS[request.operationId].summary];
+  if (amount) parts.push(truncate(plainLine(`${amount.amount} ${amount.currency ?? ''}`), 80));
+  return parts.join(' · ');
+}
+
+/** Pending and not yet past its expiry time: the only state in which Approve can succeed. */
+function canBeApproved(request: PaymentRequest, now: Date | undefined): boolean {
+  return request.status === 'pending' && !pastExpiry(request, now);
+}
+
+function pastExpiry(request: PaymentRequest, now: Date | undefined): boolean {
+  const expires = Date.parse(request.expiresAt);
+  return now !== undefined && !Number.isNaN(expires) && now.getTime() >= expires;
+}
+
+function freezeBanner(freeze: FreezeNotice): string {
+  const reason = inlineText(freeze.reason, 500) || '_no reason given_';
+  return `:octagonal_sign: *Payments are frozen* by ${person(freeze.by)} ${when(freeze.at)}: ${reason} — approvals that would execute are refused until \`/pay unfreeze\`.`;
+}
+
+function fallbackText(request: PaymentRequest): string {
+  const amount = amountOf(fieldsOf(request));
+  const what = amount ? ` of ${truncate(amountText(amount.amount, amount.currency), 80)}` : '';
+  const summary = escapeMrkdwn(OPERATIONS[request.operationId].summary);
+  return `#${request.id} ${summary}${what} requested by ${person(request.requesterId)}: ${STATUS_WORDS[request.status]}`;
+}
+
+/** A few words per status, for fallback texts and lists. */
+export const STATUS_WORDS: Readonly<Record<RequestStatus, string>> = {
+  pending: 'waiting for approval',
+  executing: 'executing',
+  submitted: 'submitted to the provider, not settled',
+  failed: 'refused by the provider, not executed',
+  unknown: 'outcome unknown, do not resubmit',
+  rejected: 'rejected',
+  cancelled: 'cancelled',
+  expired: 'expired',
+};
+
+// ——— what exactly is asked ———
+
+/**
+ * The request's facts as mrkdwn lines: who asked, the operation, the amount, then each body
+ * field — the ones approvers look for on their own line, every other one compactly.
+ */
+export function requestFacts(request: PaymentRequest, labels: CardLabels = {}): string[] {
+  const spec = OPERATIONS[request.operationId];
+  const fields = fieldsOf(request);
+  const lines = [
+    `*Requested by:* ${person(request.requesterId)} ${when(request.createdAt)}`,
+    `*Operation:* ${inlineText(spec.summary)} ${code(`${spec.method} ${spec.path}`, 120)}`,
+  ];
+  for (const [name, value] of Object.entries(request.path)) {
+    lines.push(
+      `*${PATH_LABELS.get(name) ?? inlineText(name, 60)}:* ${fieldValue(name, value, labels)}`,
+    );
+  }
+  const amount = amountOf(fields);
+  if (amount) {
+    lines.push(
+      `*Amount:* ${truncate(amountText(amount.amount, amount.currency), MAX_AMOUNT_TEXT)}`,
+    );
+  }
+  const others: string[] = [];
+  for (const [name, value] of Object.entries(fields)) {
+    if (name === 'amount' || (amount && name === amount.currencyField)) continue;
+    const label = FIELD_LABELS.get(name);
+    if (label) lines.push(`*${label}:* ${fieldValue(name, value, labels)}`);
+    else others.push(`${inlineText(name, 60)}: ${fieldValue(name, value, labels)}`);
+  }
+  if (others.length > 0) {
+    lines.push(`*Other fields:* ${joinWithin(others, ' · ', MAX_OTHER_FIELDS_TEXT)}`);
+  }
+  if (Object.keys(fields).length === 0 && Object.keys(request.path).length === 0) {
+    lines.push('_No body and no parameters: the operation is sent as it is._');
+  }
+  return lines;
+}
+
+interface Amount {
+  amount: string;
+  currency: string | undefined;
+  /** The body field the currency came from, so it is not listed a second time. */
+  currencyField: string | undefined;
+}
+
+/** The body's `amount` with its currency, as the requester wrote them. */
+export function amountOf(fields: Readonly<Record<string, unknown>>): Amount | undefined {
+  if (!Object.hasOwn(fields, 'amount')) return undefined;
+  const currencyField = AMOUNT_CURRENCY_FIELDS.find((name) => Object.hasOwn(fields, name));
+  return {
+    amount: textOf(fields.amount),
+    currency: currencyField === undefined ? undefined : textOf(fields[currencyField]),
+    currencyField,
+  };
+}
+
+/** One field's value as mrkdwn: banking numbers masked, identifiers in code style. */
+function fieldValue(name: string, value: unknown, labels: CardLabels): string {
+  const text = textOf(value);
+  const kind = sensitiveKind(name);
+  if (kind === 'banking') return escapeMrkdwn(maskAccount(text));
+  if (kind === 'secret') return '_hidden_';
+  if (name === 'wallet_id' || name === 'walletId') return named(labels.walletLabel, text);
+  if (name === 'external_account_id' || name === 'externalAccountId') {
+    return named(labels.recipientName, text);
+  }
+  if (/(_id|Id)$/.test(name) || FIELD_LABELS.get(name) === 'Rail') return code(text);
+  return inlineText(text, 200) || '_empty_';
+}
+
+/** `*Acme payroll* · `wal_1``: the name people know, then the id that is sent. */
+function named(label: string | undefined, id: string): string {
+  const name = label === undefined ? '' : inlineText(label, 80);
+  return name === '' ? code(id) : `*${name}* · ${code(id)}`;
+}
+
+/** Body values are strings (payops stores them so); anything else is shown as its JSON. */
+function textOf(value: unknown): string {
+  return typeof value === 'string' ? value : (JSON.stringify(value) ?? '');
+}
+
+// ——— what happened ———
+
+/** What state the request is in, who did it and when: mrkdwn, one to three lines. */
+export function statusText(request: PaymentRequest, now?: Date): string {
+  if (request.status === 'pending' && pastExpiry(request, now)) {
+    return `:hourglass: *Past its expiry time* (${when(request.expiresAt)}) with ${approvalsText(request)}: it can no longer be approved.`;
+  }
+  return STATUS_TEXTS[request.status](request);
+}
+
+const STATUS_TEXTS: Readonly<Record<RequestStatus, (request: PaymentRequest) => string>> = {
+  pending: (request) =>
+    `*Waiting for approval:* ${approvalsText(request)}. Expires ${when(request.expiresAt)}.`,
+  executing: (request) =>
+    `:arrows_counterclockwise: *Executing* — do not act on it elsewhere. Approved by ${approvers(request)}; payops is making its one call to the provider.`,
+  submitted: (request) =>
+    `:white_check_mark: *Submitted to the provider, not settled.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}.${detailLine(request.outcome)}`,
+  failed: (request) =>
+    `:x: *The provider refused it: nothing was executed.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}.${detailLine(request.outcome)}`,
+  unknown: (request) =>
+    [
+      `:warning: *Outcome unknown — do NOT resubmit.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}; the provider may or may not have executed it.${detailLine(request.outcome)}`,
+      reconciliationText(request.reconciliation),
+      'A new attempt needs a new request and a new approval.',
+    ].join('\n'),
+  rejected: (request) =>
+    `:no_entry_sign: *Rejected* by ${decider(request)} ${when(request.updatedAt)}: ${reasonText(request)}`,
+  cancelled: (request) =>
+    `*Cancelled* by the requester ${person(request.decidedBy ?? request.requesterId)} ${when(request.updatedAt)}.`,
+  expired: (request) =>
+    `:hourglass: *Expired* ${when(request.expiresAt)} with ${approvalsText(request)}: it can no longer be approved.`,
+};
+
+/** `1 of 2: <@U1>`. */
+function approvalsText(request: PaymentRequest): string {
+  const count = `${request.approvals.length} of ${request.requiredApprovals} approvals`;
+  return request.approvals.length === 0 ? count : `${count} (${approvers(request)})`;
+}
+
+function approvers(request: PaymentRequest): string {
+  const people = request.approvals.map((approval) => person(approval.userId));
+  return joinWithin(people, ', ', 600) || '_nobody recorded_';
+}
+
+function decider(request: PaymentRequest): string {
+  return request.decidedBy ? person(request.decidedBy) : 'an approver';
+}
+
+function reasonText(request: PaymentRequest): string {
+  return inlineText(request.reason ?? '', 600) || '_no reason given_';
+}
+
+/** `\nProvider id `po_1` · status `pending` · request id `req_9``, or nothing when none is known. */
+function detailLine(outcome: ProviderOutcome | undefined): string {
+  const details = outcomeDetails(outcome);
+  return details === '' ? '' : `\n${details}`;
+}
+
+function outcomeDetails(outcome: ProviderOutcome | undefined): string {
+  if (outcome === undefined) return '';
+  return [
+    outcome.providerId ? `provider id ${code(outcome.providerId)}` : '',
+    outcome.providerStatus ? `provider status ${code(outcome.providerStatus)}` : '',
+    Number.isInteger(outcome.status) ? `HTTP ${outcome.status}` : '',
+    outcome.code ? `code ${code(outcome.code)}` : '',
+    outcome.message ? inlineText(outcome.message, 600) : '',
+    outcome.requestId ? `request id ${code(outcome.requestId)}` : '',
+  ]
+    .filter(Boolean)
+    .join(' · ');
+}
+
+function reconciliationText(reconciliation: Reconciliation | undefined): string {
+  if (reconciliation === undefined) {
+    return 'Reconciliation: not checked yet — payops looks for a matching operation at the provider.';
+  }
+  const checked = `Reconciliation ${when(reconciliation.checkedAt)}:`;
+  const detail = inlineText(reconciliation.detail, 600);
+  const tail = detail === '' ? '' : ` ${detail}`;
+  if (reconciliation.result === 'found') {
+    const found = outcomeDetails({
+      providerId: reconciliation.providerId,
+      providerStatus: reconciliation.providerStatus,
+    });
+    return `${checked} *found* a matching operation, so it was executed${found ? ` (${found})` : ''}.${tail}`;
+  }
+  if (reconciliation.result === 'not_found') {
+    return `${checked} *not found yet* — no matching operation seen at the provider.${tail}`;
+  }
+  return `${checked} *the check failed*, so nothing is known yet.${tail}`;
+}
+
+// ——— buttons ———
+
+function decisionButtons(request: PaymentRequest, labels: CardLabels): ActionsBlock {
+  const value = String(request.id);
+  const approve: Button = {
+    type: 'button',
+    action_id: ACTION.approve,
+    text: plainText('Approve', 75),
+    style: 'primary',
+    value,
+    confirm: approveConfirm(request, labels),
+  };
+  const reject: Button = {
+    type: 'button',
+    action_id: ACTION.reject,
+    text: plainText('Reject', 75),
+    style: 'danger',
+    value,
+  };
+  return { type: 'actions', elements: [approve, reject] };
+}
+
+/** The dialog restates amount and recipient, so nobody approves a different payment by habit. */
+function approveConfirm(request: PaymentRequest, labels: CardLabels): ConfirmationDialog {
+  const fields = fieldsOf(request);
+  const amount = amountOf(fields);
+  const recipient = recipientOf(fields, request.path, labels);
+  const what = [
+    OPERATIONS[request.operationId].summary,
+    amount ? ` of ${[amount.amount, amount.currency ?? ''].join(' ').trim()}` : '',
+    recipient ? ` to ${recipient}` : '',
+  ].join('');
+  const remaining = request.requiredApprovals - request.approvals.length;
+  const effect =
+    remaining <= 1
+      ? 'Your approval sends it to the provider at once, exactly as shown.'
+      : `Your approval is one of ${remaining} still needed.`;
+  return {
+    title: plainText(`Approve request #${request.id}?`, CONFIRM.title),
+    // Plain text: Slack parses nothing in it, so the requester's text needs no escaping.
+    text: plainText(`${plainLine(what)}. ${effect}`, CONFIRM.text),
+    confirm: plainText('Approve', CONFIRM.button),
+    deny: plainText('Back', CONFIRM.button),
+    style: 'primary',
+  };
+}
+
+/** `Jane Doe (ext_1, ••••1234)`: the name, the recipient id and the masked account, as known. */
+function recipientOf(
+  fields: Readonly<Record<string, unknown>>,
+  path: Readonly<Record<string, string>>,
+  labels: CardLabels,
+): string {
+  const name =
+    labels.recipientName ?? [fields.beneficiary_name, fields.account_owner_name].find(Boolean);
+  const id = fields.external_account_id ?? path.externalAccountId;
+  const account = RECIPIENT_ACCOUNT_FIELDS.find((field) => Object.hasOwn(fields, field));
+  const details = [
+    id === undefined ? '' : textOf(id),
+    account === undefined ? '' : maskAccount(textOf(fields[account])),
+  ].filter(Boolean);
+  const nameText = name === undefined ? '' : textOf(name);
+  if (nameText === '') return details.join(', ');
+  return details.length === 0 ? nameText : `${nameText} (${details.join(', ')})`;
+}
+
+// ——— the requester's side ———
+
+/** Ephemeral to the requester right after the request is posted. */
+export function renderRequesterConfirmation(
+  request: PaymentRequest,
+  permalink: string | undefined,
+): SlackMessage {
+  const link = safeLink(permalink);
+  const where = link
+    ? `<${link}|the approval message>`
+    : 'the approval message in the approvals channel';
+  const title = escapeMrkdwn(requestTitle(request));
+  const blocks: KnownBlock[] = [section(`Request *${title}* created. See ${where}.`)];
+  if (request.status === 'pending') {
+    blocks.push(section(nextSteps(request)));
+    blocks.push({ type: 'actions', elements: [cancelButton(request)] });
+  } else {
+    blocks.push(section(statusText(request)));
+  }
+  return {
+    text: `Request #${request.id} created: ${STATUS_WORDS[request.status]}`,
+    blocks,
+  };
+}
+
+function nextSteps(request: PaymentRequest): string {
+  const needed = Math.max(1, request.requiredApprovals - request.approvals.length);
+  const approvals =
+    needed === 1
+      ? 'one approval, from an approver other than you,'
+      : `${needed} approvals, from ${needed} different approvers other than you,`;
+  return `*What happens next:* it needs ${approvals} before ${when(request.expiresAt)}. payops then sends it to the provider exactly once and tells you in the approval message's thread. Until then you can cancel it.`;
+}
+
+function cancelButton(request: PaymentRequest): Button {
+  return {
+    type: 'button',
+    action_id: ACTION.cancel,
+    text: plainText('Cancel request', 75),
+    style: 'danger',
+    value: String(request.id),
+    confirm: {
+      title: plainText(`Cancel request #${request.id}?`, CONFIRM.title),
+      text: plainText('It will not be sent, and nobody can approve it any more.', CONFIRM.text),
+      confirm: plainText('Cancel request', CONFIRM.button),
+      deny: plainText('Keep it', CONFIRM.button),
+      style: 'danger',
+    },
+  };
+}
+
+/** A Slack permalink, or nothing: anything else could smuggle markup into the link. */
+function safeLink(permalink: string | undefined): string | undefined {
+  if (permalink === undefined || !/^https:\/\/[^\s<>|]+$/.test(permalink)) return undefined;
+  return permalink.length > 2000 ? undefined : escapeMrkdwn(permalink);
+}
+
+/** One line for the request's thread, telling the requester what changed. */
+export function renderThreadUpdate(request: PaymentRequest): { text: string } {
+  const lead = `${person(request.requesterId)} #${request.id}`;
+  return { text: truncate(`${lead} ${THREAD_LINES[request.status](request)}`, 3000) };
+}
+
+const THREAD_LINES: Readonly<Record<RequestStatus, (request: PaymentRequest) => string>> = {
+  pending: (request) =>
+    request.approvals.length === 0
+      ? 'is waiting for approval.'
+      : `has ${approvalsText(request)} and is still waiting for approval.`,
+  executing: (request) =>
+    `was approved by ${approvers(request)} and is being sent to the provider now.`,
+  submitted: (request) =>
+    `was approved by ${approvers(request)} and submitted to the provider (not settled)${colon(outcomeDetails(request.outcome))}.`,
+  failed: (request) =>
+    `was approved by ${approvers(request)} but the provider refused it, so nothing was executed${colon(outcomeDetails(request.outcome))}.`,
+  unknown: (request) =>
+    `was approved by ${approvers(request)} but its outcome is unknown: do NOT resubmit. ${reconciliationText(request.reconciliation)}`,
+  rejected: (request) => `was rejected by ${decider(request)}: ${reasonText(request)}`,
+  cancelled: () => 'was cancelled by its requester.',
+  expired: (request) => `expired with ${approvalsText(request)}: it can no longer be approved.`,
+};
+
+function colon(details: string): string {
+  return details === '' ? '' : `: ${details}`;
+}
+
+// ——— small pieces ———
+
+/** `<@U123>`; any other text is escaped, so a stored id can never become a broadcast. */
+export function person(userId: string): string {
+  return userId.trim() === '' ? '_someone_' : truncate(textWithMentions(userId), 120);
+}
+
+/** A stored ISO time as Slack's date token, in each reader's own zone. */
+export function when(iso: string): string {
+  return dateText(iso) ?? (inlineText(iso, 40) || '_at an unknown time_');
+}
+
+/** Text on one line, for plain_text objects (which Slack does not parse). */
+function plainLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+export function plainText(text: string, max: number): PlainTextElement {
+  return { type: 'plain_text', text: truncate(plainLine(text), max), emoji: true };
+}

@@ -1,0 +1,102 @@
+import { fieldsOf, type PaymentRequest } from '../../domain/approval.ts';
+import { OPERATIONS } from '../../domain/operations.ts';
+import {
+  amountOf,
+  person,
+  requestFacts,
+  requestTitle,
+  STATUS_WORDS,
+  statusText,
+  when,
+} from './approval-card.ts';
+import {
+  amountText,
+  code,
+  counted,
+  escapeMrkdwn,
+  inlineText,
+  layOut,
+  type SlackMessage,
+  truncate,
+} from './format.ts';
+
+/**
+ * `/pay requests` and `/pay request <n>`: the pending requests at a glance, and one request
+ * with the same facts as its approval message plus its audit history. No buttons and no
+ * links here: a decision counts only from the request's own approval message.
+ */
+
+export interface HistoryEntry {
+  at: string;
+  /** A Slack user id, or a name such as `system` for the sweeper and recovery. */
+  actor: string;
+  event: string;
+  from?: string | undefined;
+  to?: string | undefined;
+}
+
+/** `total`: how many are pending in all, when `requests` is only the first of them. */
+export function renderRequestList(requests: PaymentRequest[], total: number): SlackMessage {
+  const all = Math.max(total, requests.length);
+  return layOut({
+    header: 'Pending requests',
+    intro: all === 0 ? ['No request is waiting for approval.'] : [],
+    units: requests.map(listItem),
+    packing: 'each',
+    footer: (shown) => [
+      shown < all ? `Showing ${shown} of ${all} pending requests.` : '',
+      all > 0 ? `${code('/pay request <n>')} shows one with its history.` : '',
+    ],
+    text: (shown) =>
+      all === 0
+        ? 'No pending requests'
+        : `${counted(all, 'pending request')}${shown < all ? `, showing ${shown}` : ''}`,
+  });
+}
+
+function listItem(request: PaymentRequest): string {
+  const amount = amountOf(fieldsOf(request));
+  const what = [
+    `*#${request.id}*`,
+    inlineText(OPERATIONS[request.operationId].summary),
+    ...(amount ? [truncate(amountText(amount.amount, amount.currency), 200)] : []),
+  ].join(' · ');
+  const approvals = `${request.approvals.length} of ${request.requiredApprovals} approvals`;
+  return `${what}\nRequested by ${person(request.requesterId)} ${ago(request.createdAt)} · ${approvals} · expires ${when(request.expiresAt)}`;
+}
+
+/** Slack's `{ago}` date token: "3 hours ago", right whenever the list is read. */
+function ago(iso: string): string {
+  const millis = Date.parse(iso);
+  if (Number.isNaN(millis)) return inlineText(iso, 40);
+  return `<!date^${Math.floor(millis / 1000)}^{ago}|${escapeMrkdwn(iso)}>`;
+}
+
+export function renderRequestDetail(
+  request: PaymentRequest,
+  history: HistoryEntry[],
+): SlackMessage {
+  const events = history.map(historyLine);
+  // The heading is the first unit, so it is laid out only when history follows it.
+  const units = ['*History*', ...(events.length > 0 ? events : ['_No events recorded._'])];
+  return layOut({
+    header: requestTitle(request),
+    intro: [statusText(request), ...requestFacts(request)],
+    units,
+    packing: 'lines',
+    footer: (shown) => {
+      const eventsShown = Math.max(0, shown - 1);
+      return [
+        eventsShown < events.length ? `Showing ${eventsShown} of ${events.length} events.` : '',
+        `Payload fingerprint ${code(request.fingerprint)}`,
+      ];
+    },
+    text: () => `Request #${request.id}: ${STATUS_WORDS[request.status]}`,
+  });
+}
+
+function historyLine(entry: HistoryEntry): string {
+  const from = entry.from ? `${inlineText(entry.from, 30)} ` : '';
+  const change = entry.to ? ` (${from}→ ${inlineText(entry.to, 30)})` : '';
+  return `• ${when(entry.at)} ${person(entry.actor)} ${inlineText(entry.event, 300)}${change}`;
+}

@@ -1,0 +1,503 @@
+import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  fingerprint,
+  type PaymentRequest,
+  type RequestStatus,
+  TRANSITIONS,
+} from '../../../src/domain/approval.ts';
+import { BANKING_FIELDS, isWrite, OPERATION_IDS } from '../../../src/domain/operations.ts';
+import {
+  type ApprovalCardContext,
+  renderApprovalCard,
+  renderRequesterConfirmation,
+  renderThreadUpdate,
+} from '../../../src/slack/blocks/approval-card.ts';
+import type { SlackMessage } from '../../../src/slack/blocks/format.ts';
+import { ACTION } from '../../../src/slack/interaction-ids.ts';
+import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
+import { allText, expectNoLiveMarkup, expectValidMessage } from './slack-message-checks.ts';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+const STATUSES = Object.keys(TRANSITIONS) as RequestStatus[];
+const WRITE_IDS = OPERATION_IDS.filter(isWrite);
+
+/** The sandbox's payout example, for an amount that needs attention. */
+const PAYOUT_FIELDS = {
+  ...EXAMPLE_CALLS.createPayout.body,
+  wallet_id: 'wal_1',
+  amount: '10000.00',
+  currency: 'USD',
+};
+
+function request(
+  overrides: Partial<PaymentRequest> = {},
+  fields: Record<string, unknown> = PAYOUT_FIELDS,
+): PaymentRequest {
+  const operationId = overrides.operationId ?? 'createPayout';
+  const path = overrides.path ?? {};
+  const body = Object.keys(fields).length === 0 ? undefined : JSON.stringify(fields);
+  return {
+    id: 12,
+    operationId,
+    path,
+    body,
+    fingerprint: fingerprint(operationId, path, body),
+    requesterId: 'U01',
+    status: 'pending',
+    requiredApprovals: 1,
+    approvals: [],
+    createdAt: '2026-03-01T10:00:00.000Z',
+    expiresAt: '2026-03-02T10:00:00.000Z',
+    channelId: 'C1',
+    messageTs: '1700000000.000100',
+    decidedBy: undefined,
+    reason: undefined,
+    outcome: undefined,
+    reconciliation: undefined,
+    updatedAt: '2026-03-01T11:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** What each status says once decided, with the facts that status carries. */
+const APPROVED = { approvals: [{ userId: 'U02', at: '2026-03-01T11:00:00.000Z' }] };
+
+const DECIDED: Record<Exclude<RequestStatus, 'pending'>, [Partial<PaymentRequest>, string[]]> = {
+  executing: [APPROVED, ['*Executing* — do not act on it elsewhere', 'Approved by <@U02>']],
+  submitted: [
+    {
+      ...APPROVED,
+      outcome: { status: 201, providerId: 'po_123', providerStatus: 'pending', requestId: 'req_9' },
+    },
+    [
+      '*Submitted to the provider, not settled.*',
+      'provider id `po_123`',
+      'provider status `pending`',
+      'request id `req_9`',
+    ],
+  ],
+  failed: [
+    {
+      ...APPROVED,
+      outcome: { status: 422, code: 'insufficient_funds', message: 'Not enough', requestId: 'r1' },
+    },
+    [
+      '*The provider refused it: nothing was executed.*',
+      'HTTP 422',
+      'code `insufficient_funds`',
+      'Not enough',
+      'request id `r1`',
+    ],
+  ],
+  unknown: [
+    {
+      ...APPROVED,
+      outcome: { message: 'timeout' },
+    },
+    ['*Outcome unknown — do NOT resubmit.*', 'not checked yet', 'a new request and a new approval'],
+  ],
+  rejected: [
+    { decidedBy: 'U03', reason: 'wrong beneficiary' },
+    ['*Rejected* by <@U03>', 'wrong beneficiary'],
+  ],
+  cancelled: [{ decidedBy: 'U01' }, ['*Cancelled* by the requester <@U01>']],
+  expired: [{}, ['*Expired*', '0 of 1 approvals', 'can no longer be approved']],
+};
+
+/**
+ * The message-level checks of slack-message-checks.ts hold for every block but the buttons,
+ * which are checked here against Slack's limits for buttons and confirm dialogs.
+ */
+function expectValidCard(message: SlackMessage): void {
+  const actions = message.blocks.filter((block): block is ActionsBlock => block.type === 'actions');
+  expectValidMessage({
+    ...message,
+    blocks: message.blocks.filter((block) => !actions.includes(block as ActionsBlock)),
+  });
+  for (const button of actions.flatMap((block) => block.elements as Button[])) {
+    expect(button.text.text.length).toBeLessThanOrEqual(75);
+    expect(button.value?.length ?? 0).toBeLessThanOrEqual(2000);
+    if (button.confirm) {
+      expect(button.confirm.title?.text.length).toBeLessThanOrEqual(100);
+      expect(button.confirm.text.text.length).toBeLessThanOrEqual(300);
+      expect(button.confirm.confirm?.text.length).toBeLessThanOrEqual(30);
+      expect(button.confirm.deny?.text.length).toBeLessThanOrEqual(30);
+    }
+  }
+}
+
+function card(req: PaymentRequest, context: Partial<ApprovalCardContext> = {}) {
+  const message = renderApprovalCard(req, { now: NOW, ...context });
+  expectValidCard(message);
+  return { message, text: allText(message), json: JSON.stringify(message) };
+}
+
+function buttonsOf(blocks: readonly KnownBlock[]): Button[] {
+  return blocks.flatMap((block) => (block.type === 'actions' ? (block.elements as Button[]) : []));
+}
+
+describe('renderApprovalCard: what exactly is asked', () => {
+  it('the header names the request number, the operation and the amount', () => {
+    const { message } = card(request());
+    expect(message.blocks[0]).toMatchObject({
+      type: 'header',
+      text: { type: 'plain_text', text: '#12 · Create a payout · 10000.00 USD' },
+    });
+  });
+
+  it('a payout states requester, operation, amount, wallet, beneficiary, masked numbers and rail', () => {
+    const { text } = card(request(), { labels: { walletLabel: 'Payroll' } });
+    expect(text).toContain('*Requested by:* <@U01> <!date^');
+    expect(text).toContain('*Operation:* Create a payout `POST /payouts`');
+    expect(text).toContain('*Amount:* 10000.00 USD');
+    expect(text).toContain('*Wallet:* *Payroll* · `wal_1`');
+    expect(text).toContain('*Beneficiary:* Jane Roe');
+    expect(text).toContain('*Account:* ••••6789');
+    expect(text).toContain('*Routing:* ••••0021');
+    expect(text).toContain('*Rail:* `ach`');
+  });
+
+  it('a transfer takes its currency from source_currency and names the recipient and corridor', () => {
+    const fields = {
+      wallet_id: 'wal_1',
+      external_account_id: 'ext_7',
+      amount: '250.5',
+      source_currency: 'USDC',
+      corridor_id: 'cor_us_mx',
+    };
+    const { text } = card(request({ operationId: 'createTransfer' }, fields), {
+      labels: { recipientName: 'Acme SA' },
+    });
+    expect(text).toContain('*Amount:* 250.5 USDC');
+    expect(text).toContain('*Recipient:* *Acme SA* · `ext_7`');
+    expect(text).toContain('*Corridor:* `cor_us_mx`');
+    expect(text).not.toContain('source_currency');
+  });
+
+  it('every field without a line of its own is listed compactly under "Other fields"', () => {
+    const fields = EXAMPLE_CALLS.createRecipient.body ?? {};
+    const { text } = card(request({ operationId: 'createRecipient' }, fields));
+    expect(text).toContain('*Account number:* ••••6789');
+    expect(text).toContain('*Routing number:* ••••0021');
+    expect(text).toContain('*Account owner:* Jane Roe');
+    expect(text).toContain(
+      '*Other fields:* bank_name: First Test Bank · street_line_1: 1 Main St · city: Springfield · state: IL · postal_code: 62701 · country: US',
+    );
+  });
+
+  it('a crypto transfer masks its destination address and shows its rail', () => {
+    const fields = {
+      wallet_id: 'wal_1',
+      amount: '1.000000',
+      source_currency: 'USDC',
+      destination_currency: 'USDC',
+      destination_payment_rail: 'polygon',
+      destination_address: '0x52908400098527886E0F7030069857D2E4169EE7',
+    };
+    const { text, json } = card(request({ operationId: 'createCryptoTransfer' }, fields));
+    expect(text).toContain('*Destination address:* ••••9EE7');
+    expect(text).toContain('*Rail:* `polygon`');
+    expect(text).toContain('destination_currency: USDC');
+    expect(json).not.toContain('0x52908400098527886E0F7030069857D2E4169EE7');
+  });
+
+  it.each(WRITE_IDS)(
+    '%s: the sandbox example shows every body field, with banking values masked',
+    (operationId) => {
+      const { body = {}, path = {} } = EXAMPLE_CALLS[operationId];
+      const { text, json } = card(request({ operationId, path }, body));
+      for (const [name, value] of Object.entries(body)) {
+        if (BANKING_FIELDS.has(name)) expect(json).not.toContain(value);
+        else expect(text).toContain(value);
+      }
+      for (const value of Object.values(path)) expect(text).toContain(`\`${value}\``);
+    },
+  );
+
+  it('a write without a body names what it acts on from its path', () => {
+    const { text } = card(
+      request({ operationId: 'deactivateRecipient', path: { externalAccountId: 'ext_9' } }, {}),
+      { labels: { recipientName: 'Old vendor' } },
+    );
+    expect(text).toContain('*Recipient:* *Old vendor* · `ext_9`');
+    expect(text).toContain('`POST /external-accounts/{externalAccountId}/deactivate`');
+  });
+
+  it('the payload fingerprint is shown in code style', () => {
+    const req = request();
+    expect(card(req).text).toContain(`Payload fingerprint \`${req.fingerprint}\``);
+  });
+
+  it('amounts keep their exact digits: "10000.00" stays "10000.00", "0.10" stays "0.10"', () => {
+    for (const amount of ['10000.00', '0.10', '1e3', '00012.5000']) {
+      const { text } = card(request({}, { ...PAYOUT_FIELDS, amount }));
+      expect(text).toContain(`*Amount:* ${amount} USD`);
+    }
+  });
+
+  it('the full account and routing numbers never appear anywhere in the JSON, in any status', () => {
+    for (const status of STATUSES) {
+      const req = request({ status, ...DECIDED[status as Exclude<RequestStatus, 'pending'>]?.[0] });
+      const everything = JSON.stringify([
+        renderApprovalCard(req, { now: NOW }),
+        renderRequesterConfirmation(req, 'https://acme.slack.com/archives/C1/p1'),
+        renderThreadUpdate(req),
+      ]);
+      expect(everything).not.toContain('000123456789');
+      expect(everything).not.toContain('021000021');
+    }
+  });
+
+  it('user-given text cannot mention, link or broadcast: <!channel> is escaped everywhere', () => {
+    const hostile = '<!channel> <@U999> <https://evil.example|click> & *bold*';
+    const req = request(
+      { status: 'rejected', decidedBy: 'U03', reason: hostile },
+      { ...PAYOUT_FIELDS, beneficiary_name: hostile, [hostile]: hostile },
+    );
+    const { text } = card(req, {
+      freeze: { reason: hostile, by: 'U05', at: '2026-03-01T09:00:00.000Z' },
+      labels: { walletLabel: hostile, recipientName: hostile },
+    });
+    expect(text).toContain('*Beneficiary:* &lt;!channel&gt; &lt;@U999&gt;');
+    expect(text).not.toContain('<!channel>');
+    expectNoLiveMarkup({ text: renderThreadUpdate(req).text, blocks: [] });
+  });
+
+  it('long values and hundreds of fields stay within Slack limits', () => {
+    const long = 'x'.repeat(5000);
+    const fields: Record<string, string> = Object.fromEntries(
+      Object.keys(PAYOUT_FIELDS).map((name) => [name, long]),
+    );
+    for (let index = 0; index < 300; index++) fields[`extra_${index}_${long.slice(0, 50)}`] = long;
+    const { message, text } = card(
+      request(
+        { approvals: Array.from({ length: 40 }, (_, i) => ({ userId: `U0${i}`, at: '' })) },
+        fields,
+      ),
+      { freeze: { reason: long, by: 'U05', at: long }, labels: { walletLabel: long } },
+    );
+    expect(message.blocks.length).toBeLessThanOrEqual(50);
+    expect(text).toContain('*Other fields:*');
+    expect(text).toContain('…');
+  });
+});
+
+describe('renderApprovalCard: buttons only while it can be approved', () => {
+  it('a pending request has Approve (primary) and Reject (danger) carrying its id', () => {
+    const [approve, reject] = buttonsOf(card(request()).message.blocks);
+    expect(approve).toMatchObject({
+      action_id: ACTION.approve,
+      style: 'primary',
+      value: '12',
+      text: { text: 'Approve' },
+    });
+    expect(reject).toMatchObject({
+      action_id: ACTION.reject,
+      style: 'danger',
+      value: '12',
+      text: { text: 'Reject' },
+    });
+  });
+
+  it('Approve asks for confirmation restating the amount and the recipient', () => {
+    const [approve] = buttonsOf(card(request()).message.blocks);
+    expect(approve?.confirm?.title?.text).toBe('Approve request #12?');
+    expect(approve?.confirm?.text.text).toBe(
+      'Create a payout of 10000.00 USD to Jane Roe (••••6789). Your approval sends it to the provider at once, exactly as shown.',
+    );
+  });
+
+  it('the confirm dialog says when this approval is not yet the last one needed', () => {
+    const [approve] = buttonsOf(card(request({ requiredApprovals: 3 })).message.blocks);
+    expect(approve?.confirm?.text.text).toContain('Your approval is one of 3 still needed.');
+  });
+
+  it('a pending request shows how many approvals it has, of how many, by whom, and its expiry', () => {
+    const req = request({
+      requiredApprovals: 2,
+      approvals: [{ userId: 'U02', at: '2026-03-01T11:00:00.000Z' }],
+    });
+    expect(card(req).text).toContain(
+      '*Waiting for approval:* 1 of 2 approvals (<@U02>). Expires <!date^1772445600^{date_short_pretty} {time_secs}|2026-03-02T10:00:00.000Z>.',
+    );
+  });
+
+  it('a pending request past its expiry time shows no buttons and says it can no longer be approved', () => {
+    const { message, text } = card(request(), { now: new Date('2026-03-02T10:00:00.000Z') });
+    expect(buttonsOf(message.blocks)).toEqual([]);
+    expect(text).toContain('*Past its expiry time*');
+  });
+
+  it.each(STATUSES.filter((status) => status !== 'pending'))(
+    'a %s request has no buttons and says what happened, who and when',
+    (status) => {
+      const [overrides, wording] = DECIDED[status as Exclude<RequestStatus, 'pending'>];
+      const { message, text } = card(request({ status, ...overrides }));
+      expect(buttonsOf(message.blocks)).toEqual([]);
+      for (const words of wording) expect(text).toContain(words);
+      expect(text).toMatch(/<!date\^\d+\^/);
+    },
+  );
+
+  it('an unknown outcome states what reconciliation found: the id, nothing yet, or a failed check', () => {
+    const reconciled = (result: 'found' | 'not_found' | 'check_failed') =>
+      card(
+        request({
+          status: 'unknown',
+          reconciliation: {
+            checkedAt: '2026-03-01T11:05:00.000Z',
+            result,
+            providerId: result === 'found' ? 'po_77' : undefined,
+            providerStatus: result === 'found' ? 'processing' : undefined,
+            detail: 'checked GET /payouts',
+          },
+        }),
+      ).text;
+    expect(reconciled('found')).toContain(
+      '*found* a matching operation, so it was executed (provider id `po_77` · provider status `processing`). checked GET /payouts',
+    );
+    expect(reconciled('not_found')).toContain('*not found yet*');
+    expect(reconciled('check_failed')).toContain('*the check failed*');
+  });
+
+  it('a freeze is shown as a banner naming who froze payments and why, buttons still there', () => {
+    const { message, text } = card(request(), {
+      freeze: { reason: 'incident 42', by: 'U09', at: '2026-03-01T09:00:00.000Z' },
+    });
+    expect(text).toMatch(
+      /\*Payments are frozen\* by <@U09> <!date\^[^>]+>: incident 42 — approvals that would execute are refused until `\/pay unfreeze`\./,
+    );
+    expect(buttonsOf(message.blocks)).toHaveLength(2);
+  });
+});
+
+describe('renderRequesterConfirmation', () => {
+  const PERMALINK = 'https://acme.slack.com/archives/C1/p1700000000000100';
+
+  it('links to the approval message, says what happens next, and offers Cancel while pending', () => {
+    const message = renderRequesterConfirmation(request(), PERMALINK);
+    const text = allText(message);
+    expect(text).toContain('Request *#12 · Create a payout · 10000.00 USD* created.');
+    expect(text).toContain(`<${PERMALINK}|the approval message>`);
+    expect(text).toContain(
+      '*What happens next:* it needs one approval, from an approver other than you, before <!date^',
+    );
+    expect(buttonsOf(message.blocks)).toEqual([
+      expect.objectContaining({ action_id: ACTION.cancel, value: '12', style: 'danger' }),
+    ]);
+    expectValidCard({ ...message, blocks: message.blocks.slice(1) });
+  });
+
+  it('without a usable permalink it points to the approvals channel and links nothing', () => {
+    for (const permalink of [
+      undefined,
+      'javascript:alert(1)',
+      'https://x.slack.com/a|<!channel>',
+    ]) {
+      const message = renderRequesterConfirmation(request(), permalink);
+      expectValidCard(message);
+      expect(allText(message)).toContain('the approval message in the approvals channel');
+    }
+  });
+
+  it('once the request is no longer pending it offers no Cancel and says what happened', () => {
+    const message = renderRequesterConfirmation(
+      request({ status: 'cancelled', decidedBy: 'U01' }),
+      undefined,
+    );
+    expectValidCard(message);
+    expect(buttonsOf(message.blocks)).toEqual([]);
+    expect(allText(message)).toContain('*Cancelled* by the requester <@U01>');
+  });
+});
+
+describe('renderThreadUpdate', () => {
+  it('tells the requester an approved request was submitted, not settled, with the provider id', () => {
+    const [overrides] = DECIDED.submitted;
+    expect(renderThreadUpdate(request({ status: 'submitted', ...overrides })).text).toBe(
+      '<@U01> #12 was approved by <@U02> and submitted to the provider (not settled): provider id `po_123` · provider status `pending` · HTTP 201 · request id `req_9`.',
+    );
+  });
+
+  it.each(STATUSES)('a %s request gives one line addressed to the requester', (status) => {
+    const overrides = status === 'pending' ? {} : DECIDED[status][0];
+    const { text } = renderThreadUpdate(request({ status, ...overrides }));
+    expect(text.startsWith('<@U01> #12 ')).toBe(true);
+    expect(text.split('\n').length).toBeLessThanOrEqual(2);
+    expect(text).not.toMatch(/undefined|\[object Object\]|NaN/);
+  });
+
+  it('a rejection carries the approver and the reason; an unknown outcome says do NOT resubmit', () => {
+    expect(
+      renderThreadUpdate(request({ status: 'rejected', decidedBy: 'U03', reason: 'dup' })).text,
+    ).toBe('<@U01> #12 was rejected by <@U03>: dup');
+    expect(renderThreadUpdate(request({ status: 'unknown' })).text).toContain('do NOT resubmit');
+  });
+});
+
+describe('property: any request renders within limits', () => {
+  const garbage = /undefined|\[object Object\]|NaN/;
+  const text = fc.string({ maxLength: 400 }).filter((value) => !garbage.test(value));
+  const iso = fc
+    .date({ min: new Date('2001-01-01'), max: new Date('2090-01-01'), noInvalidDate: true })
+    .map((date) => date.toISOString());
+  const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+  const arbitraryRequest = fc
+    .record({
+      id: fc.nat(),
+      operationId: fc.constantFrom(...WRITE_IDS),
+      path: fc.dictionary(text, text, { maxKeys: 3 }),
+      fields: fc.dictionary(fc.oneof(fc.constantFrom(...Object.keys(PAYOUT_FIELDS)), text), text, {
+        maxKeys: 30,
+      }),
+      requesterId: fc.oneof(fc.constant('U01'), text),
+      status: fc.constantFrom(...STATUSES),
+      requiredApprovals: fc.integer({ min: 1, max: 5 }),
+      approvals: fc.array(fc.record({ userId: text, at: iso }), { maxLength: 60 }),
+      createdAt: fc.oneof(iso, text),
+      expiresAt: fc.oneof(iso, text),
+      decidedBy: maybe(text),
+      reason: maybe(text),
+      outcome: maybe(
+        fc.record({
+          status: maybe(fc.integer()),
+          requestId: maybe(text),
+          providerId: maybe(text),
+          providerStatus: maybe(text),
+          code: maybe(text),
+          message: maybe(text),
+        }),
+      ),
+      reconciliation: maybe(
+        fc.record({
+          checkedAt: iso,
+          result: fc.constantFrom('found' as const, 'not_found' as const, 'check_failed' as const),
+          providerId: maybe(text),
+          providerStatus: maybe(text),
+          detail: text,
+        }),
+      ),
+    })
+    .map(({ fields, ...rest }) => request(rest, fields));
+
+  it('renderApprovalCard, the confirmation and the thread update never throw and respect the limits', () => {
+    fc.assert(
+      fc.property(
+        arbitraryRequest,
+        maybe(fc.record({ reason: text, by: text, at: iso })),
+        maybe(fc.record({ recipientName: maybe(text), walletLabel: maybe(text) })),
+        (req, freeze, labels) => {
+          expectValidCard(renderApprovalCard(req, { now: NOW, freeze, labels }));
+          expectValidCard(renderRequesterConfirmation(req, undefined));
+          const { text: line } = renderThreadUpdate(req);
+          expect(line.length).toBeLessThanOrEqual(3000);
+          expect(line).not.toMatch(garbage);
+          expectNoLiveMarkup({ text: line, blocks: [] });
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

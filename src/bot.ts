@@ -34,7 +34,16 @@ const PROVIDER_PROBE_TTL_MS = 5_000;
  * workflow → Slack. Refuses to start unless the provider's first checks pass for the
  * expected business.
  */
-export async function startBot(config: Config, logger: Logger): Promise<RunningBot> {
+export interface BotOptions {
+  /** The workflow's clock (expiry, leases); tests move it instead of waiting a day. */
+  now?: () => Date;
+}
+
+export async function startBot(
+  config: Config,
+  logger: Logger,
+  options: BotOptions = {},
+): Promise<RunningBot> {
   const policy = loadPolicy(config.approvals.policyFile);
   const payments = new PaymentsClient({ ...config.payments, logger });
   const report = await runFirstChecks(payments, {
@@ -77,6 +86,7 @@ export async function startBot(config: Config, logger: Logger): Promise<RunningB
     instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
     leaseMs: config.approvals.executionLeaseMs,
     logger,
+    ...(options.now ? { now: options.now } : {}),
   });
   const messages = new ApprovalMessages(web, workflow, config.approvals.channelId, logger);
 

@@ -38,6 +38,8 @@ export interface RehearsalOptions {
   sandbox?: SandboxOptions;
   slack?: SlackEmulationOptions;
   logger?: Logger;
+  /** The bot's workflow clock. */
+  now?: () => Date;
 }
 
 /** Readers by default: the emulation's alice, bob and carol through their user group, and dave. */
@@ -74,7 +76,7 @@ export async function startRehearsal(options: RehearsalOptions = {}): Promise<Re
     const logger =
       options.logger ??
       createLogger({ level: config.logging.level, secrets: [], destination: process.stderr });
-    bot = await startBot(config, logger);
+    bot = await startBot(config, logger, options.now ? { now: options.now } : {});
   } catch (error) {
     await Promise.all([sandbox.close(), slack.close()]);
     throw error;

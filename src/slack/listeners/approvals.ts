@@ -177,9 +177,7 @@ export async function answerWriteCommand(
   if (parsed.kind === 'invalid') {
     return notice(
       'The request was not created:',
-      parsed.errors.map((error) =>
-        error.field ? `${error.field}: ${error.message}` : error.message,
-      ),
+      parsed.errors.map((error) => error.message),
     );
   }
   if (parsed.kind === 'intent') {

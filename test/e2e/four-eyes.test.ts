@@ -1,0 +1,347 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
+import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
+import { EXAMPLE_CALLS } from '../helpers/payments.ts';
+import { ask } from '../helpers/slack.ts';
+
+const APPROVALS = 'C0APPROVALS';
+const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
+
+/** `field=value …` for a command, quoting values with spaces. */
+function fieldsText(fields: Record<string, string>): string {
+  return Object.entries(fields)
+    .map(([name, value]) => (/\s/.test(value) ? `${name}="${value}"` : `${name}=${value}`))
+    .join(' ');
+}
+
+interface Requested {
+  id: number;
+  ts: string;
+  confirmation: string;
+}
+
+/** `/pay <word> …` as a requester; returns the request number and its approval message. */
+async function request(r: Rehearsal, text: string, userId = 'U0ALICE'): Promise<Requested> {
+  const answer = await ask(r, text, { userId });
+  const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
+  expect(id).toBeGreaterThan(0);
+  // Its approval message, not a thread reply about an earlier request.
+  const card = await r.slack.waitForCall(
+    'chat.postMessage',
+    (call) =>
+      call.args.channel === APPROVALS &&
+      call.args.thread_ts === undefined &&
+      String(call.args.text).startsWith(`#${id} `),
+  );
+  return { id, ts: (card.response as unknown as { ts: string }).ts, confirmation: answer.shown };
+}
+
+/** A click on a request's message; `id` stands for a button still shown by a stale client. */
+function click(r: Rehearsal, actionId: string, userId: string, ts: string, id?: number) {
+  return r.driver.blockAction({
+    userId,
+    actionId,
+    ...(id === undefined ? {} : { value: String(id) }),
+    message: { channel: APPROVALS, ts },
+  });
+}
+
+/** The approval message as it now stands, once its text matches. */
+async function cardMatching(r: Rehearsal, ts: string, pattern: RegExp): Promise<string> {
+  const update = await r.slack.waitForCall(
+    'chat.update',
+    (call) => call.args.ts === ts && pattern.test(String(call.args.text)),
+    { timeoutMs: 8_000 },
+  );
+  return JSON.stringify(update.args);
+}
+
+/** What the clicking person was told (an ephemeral on the action's response_url). */
+async function toldAfter(
+  r: Rehearsal,
+  sent: { responseUrlId?: string | undefined },
+): Promise<string> {
+  const post = await r.slack.nextResponse(sent.responseUrlId as string);
+  return String((post.body as { text?: unknown }).text);
+}
+
+function payoutsSent(r: Rehearsal) {
+  return r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
+}
+
+describe('four-eyes approvals, end to end over signed Slack requests', () => {
+  let r: Rehearsal;
+  let clock = Date.now();
+  const policyFile = join(tmpdir(), `payops-policy-${process.pid}.yml`);
+
+  beforeAll(async () => {
+    writeFileSync(
+      policyFile,
+      'rules:\n  - operations: [payout]\n    currency: USDC\n    min_amount: "10000"\n    approvals: 2\n',
+    );
+    r = await startRehearsal({
+      env: { PAYOPS_POLICY_FILE: policyFile, PAYOPS_SWEEP_INTERVAL_MS: '100' },
+      now: () => new Date(clock),
+    });
+  });
+  afterAll(() => r.close());
+  afterEach(() => r.sandbox.clearFaults());
+
+  it('request → message → own and non-approver clicks refused → approval → exactly the approved payload, once', async () => {
+    const before = payoutsSent(r).length;
+    const { id, ts, confirmation } = await request(r, `payout ${fieldsText(PAYOUT)}`);
+    expect(confirmation).toContain(`#${id}`);
+    expect(confirmation).toContain(ACTION.cancel);
+
+    const card = JSON.stringify(
+      r.slack
+        .callsTo('chat.postMessage')
+        .find((call) => call.response && (call.response as { ts?: string }).ts === ts)?.args,
+    );
+    expect(card).toContain('25.50');
+    expect(card).toContain('••••6789');
+    expect(card).not.toContain('000123456789');
+    expect(card).toContain(ACTION.approve);
+
+    const own = await click(r, ACTION.approve, 'U0ALICE', ts);
+    expect(await toldAfter(r, own)).toMatch(/cannot approve it/);
+    const stranger = await click(r, ACTION.approve, 'U0ERIN', ts);
+    expect(await toldAfter(r, stranger)).toMatch(/not set up|ask/i);
+    expect(payoutsSent(r).length).toBe(before);
+
+    const approved = await click(r, ACTION.approve, 'U0BOB', ts);
+    expect(approved.status).toBe(200);
+    expect(approved.ackMs).toBeLessThan(1_000);
+    const final = await cardMatching(r, ts, /submitted/);
+    expect(final).toContain('not settled');
+    expect(final).not.toContain(ACTION.approve);
+
+    const sent = payoutsSent(r).slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.body).toBe(JSON.stringify(PAYOUT));
+    const stored = await r.bot.workflow.store.get(id);
+    expect(stored?.status).toBe('submitted');
+    expect(stored?.outcome?.providerId).toMatch(/^po_/);
+    const thread = await r.slack.waitForCall(
+      'chat.postMessage',
+      (call) => call.args.thread_ts === ts,
+    );
+    expect(String(thread.args.text)).toContain('<@U0ALICE>');
+
+    const events = (await r.bot.workflow.store.history(id)).map((entry) => entry.event);
+    expect(events).toEqual(['requested', 'approved', 'claimed', 'submitted']);
+  });
+
+  it('50 concurrent Approve clicks on one request make one upstream call', async () => {
+    const before = payoutsSent(r).length;
+    const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '3.00' })}`);
+    const approvers = ['U0BOB', 'U0CAROL'];
+    const clicks = await Promise.all(
+      Array.from({ length: 50 }, (_, index) =>
+        click(r, ACTION.approve, approvers[index % 2] as string, ts),
+      ),
+    );
+    expect(clicks.every((sent) => sent.status === 200)).toBe(true);
+    await cardMatching(r, ts, /submitted/);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(payoutsSent(r).length - before).toBe(1);
+    expect((await r.bot.workflow.store.get(id))?.approvals).toHaveLength(1);
+  });
+
+  it('payouts of 10,000 USDC or more need two distinct approvers', async () => {
+    const before = payoutsSent(r).length;
+    const big = { ...PAYOUT, wallet_id: SANDBOX_IDS.wallet.solanaTreasury, amount: '10000.00' };
+    const { id, ts } = await request(r, `payout ${fieldsText(big)}`);
+    expect((await r.bot.workflow.store.get(id))?.requiredApprovals).toBe(2);
+
+    const first = await click(r, ACTION.approve, 'U0BOB', ts);
+    expect(await toldAfter(r, first)).toMatch(/1 of 2/);
+    const again = await click(r, ACTION.approve, 'U0BOB', ts);
+    expect(await toldAfter(r, again)).toMatch(/already/i);
+    expect(payoutsSent(r).length).toBe(before);
+
+    await click(r, ACTION.approve, 'U0CAROL', ts);
+    await cardMatching(r, ts, /submitted/);
+    expect(payoutsSent(r).length - before).toBe(1);
+  });
+
+  it('a rejection asks for a reason, records it, and nothing is sent', async () => {
+    const before = payoutsSent(r).length;
+    const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '4.00' })}`);
+    await click(r, ACTION.reject, 'U0CAROL', ts);
+    const modal = await r.slack.waitForCall('views.open', (call) =>
+      JSON.stringify(call.args).includes(VIEW.rejectReason),
+    );
+    const viewId = (modal.response as unknown as { view: { id: string } }).view.id;
+    const empty = await r.driver.viewSubmission({
+      userId: 'U0CAROL',
+      view: {
+        id: viewId,
+        state: { values: { reason: { reason: { type: 'plain_text_input', value: '  ' } } } },
+      },
+    });
+    expect(JSON.stringify(empty.ack)).toContain('errors');
+    await r.driver.viewSubmission({
+      userId: 'U0CAROL',
+      view: {
+        id: viewId,
+        state: {
+          values: { reason: { reason: { type: 'plain_text_input', value: 'wrong beneficiary' } } },
+        },
+      },
+    });
+    const card = await cardMatching(r, ts, /rejected/i);
+    expect(card).toContain('wrong beneficiary');
+    expect((await r.bot.workflow.store.get(id))?.status).toBe('rejected');
+    expect(payoutsSent(r).length).toBe(before);
+  });
+
+  it('the requester can cancel while pending; nobody else can', async () => {
+    const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '5.00' })}`);
+    const foreign = await click(r, ACTION.cancel, 'U0BOB', ts, id);
+    expect(await toldAfter(r, foreign)).toMatch(/Only the person who requested it/);
+    // The requester's Cancel button sits on the ephemeral confirmation in their own channel.
+    const own = await r.driver.blockAction({
+      userId: 'U0ALICE',
+      actionId: ACTION.cancel,
+      value: String(id),
+      message: { channel: 'C0PAYOPS', ts: '1700000000.000001' },
+    });
+    expect(await toldAfter(r, own)).toMatch(/cancelled/);
+    await cardMatching(r, ts, /cancelled/i);
+    const late = await click(r, ACTION.approve, 'U0BOB', ts, id);
+    expect(await toldAfter(r, late)).toMatch(/cancelled/);
+  });
+
+  it('a click from any other message does not count', async () => {
+    const { ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '6.00' })}`);
+    const { id: otherId } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '6.50' })}`);
+    const forged = await r.driver.blockAction({
+      userId: 'U0BOB',
+      actionId: ACTION.approve,
+      value: String(otherId),
+      message: { channel: APPROVALS, ts },
+    });
+    expect(await toldAfter(r, forged)).toMatch(/its own approval message/);
+    expect((await r.bot.workflow.store.get(otherId))?.approvals).toEqual([]);
+  });
+
+  it('an expired request cannot be approved, and its message says so', async () => {
+    const before = payoutsSent(r).length;
+    const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '7.00' })}`);
+    clock += 25 * 3_600_000;
+    try {
+      await cardMatching(r, ts, /expired/i);
+      expect((await r.bot.workflow.store.get(id))?.status).toBe('expired');
+      const late = await click(r, ACTION.approve, 'U0BOB', ts, id);
+      expect(await toldAfter(r, late)).toMatch(/expired/);
+      expect(payoutsSent(r).length).toBe(before);
+    } finally {
+      clock = Date.now();
+    }
+  });
+
+  it('while frozen nothing is sent; after unfreeze the same request can be approved', async () => {
+    const before = payoutsSent(r).length;
+    const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '8.00' })}`);
+    expect((await ask(r, 'freeze', { userId: 'U0DAVE' })).shown).toMatch(/not set up|ask/i);
+    expect((await ask(r, 'freeze incident 7', { userId: 'U0BOB' })).shown).toContain('frozen');
+    expect(await cardMatching(r, ts, /./)).toContain('incident 7');
+    const frozen = await click(r, ACTION.approve, 'U0CAROL', ts);
+    expect(await toldAfter(r, frozen)).toMatch(/frozen \(incident 7\)/);
+    expect((await r.bot.workflow.store.get(id))?.status).toBe('pending');
+    expect(payoutsSent(r).length).toBe(before);
+
+    await ask(r, 'unfreeze', { userId: 'U0BOB' });
+    await click(r, ACTION.approve, 'U0CAROL', ts);
+    await cardMatching(r, ts, /submitted/);
+    expect(payoutsSent(r).length - before).toBe(1);
+  });
+
+  it('a write whose connection drops after it executed: unknown, never resent, reconciled with its id', async () => {
+    const before = payoutsSent(r).length;
+    const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '9.13' })}`);
+    r.sandbox.addFault({ kind: 'execute_then_drop', operationId: 'createPayout', times: 1 });
+    await click(r, ACTION.approve, 'U0BOB', ts);
+    const card = await cardMatching(r, ts, /unknown/i);
+    expect(card).toMatch(/not resubmit/i);
+    const stored = await r.bot.workflow.store.get(id);
+    expect(stored?.status).toBe('unknown');
+    expect(stored?.reconciliation?.result).toBe('found');
+    expect(stored?.reconciliation?.providerId).toMatch(/^po_/);
+    const again = await click(r, ACTION.approve, 'U0CAROL', ts, id);
+    expect(await toldAfter(r, again)).toMatch(/unknown/);
+    expect(payoutsSent(r).length - before).toBe(1);
+  });
+
+  it('field=value mistakes name the field, and nothing is stored', async () => {
+    const answer = await ask(r, `payout ${fieldsText({ ...PAYOUT, amount: '1,000', bogus: 'x' })}`);
+    expect(answer.shown).toContain('amount');
+    expect(answer.shown).toContain('bogus');
+    expect(answer.shown).toContain('not created');
+  });
+
+  it('the modal opens from the bare command, and its errors are shown per field', async () => {
+    const sent = await r.driver.slashCommand({
+      text: 'payout',
+      userId: 'U0ALICE',
+      channelId: 'C0PAYOPS',
+    });
+    const update = await r.slack.waitForCall('views.update', (call) =>
+      JSON.stringify(call.args).includes(VIEW.request),
+    );
+    expect(sent.status).toBe(200);
+    const view = update.args.view as { id?: string };
+    const viewId = ((update.response as unknown as { view: { id: string } }).view.id ??
+      view.id) as string;
+    const values = Object.fromEntries(
+      Object.entries({ ...PAYOUT, amount: '12.5.0', currency: 'US$' }).map(([field, value]) => [
+        field,
+        {
+          [field]: field.endsWith('_id')
+            ? { type: 'static_select', selected_option: { value } }
+            : { type: 'plain_text_input', value },
+        },
+      ]),
+    );
+    const rejected = await r.driver.viewSubmission({
+      userId: 'U0ALICE',
+      view: { id: viewId, state: { values } },
+    });
+    const errors = (rejected.ack as { errors?: Record<string, string> }).errors ?? {};
+    expect(Object.keys(errors).sort()).toEqual(['amount', 'currency']);
+
+    values.amount = { amount: { type: 'plain_text_input', value: '12.50' } };
+    values.currency = { currency: { type: 'plain_text_input', value: 'USDC' } };
+    const accepted = await r.driver.viewSubmission({
+      userId: 'U0ALICE',
+      view: { id: viewId, state: { values } },
+    });
+    expect(accepted.ack).toBeUndefined();
+    const card = await r.slack.waitForCall(
+      'chat.postMessage',
+      (call) => call.args.channel === APPROVALS && String(call.args.text).includes('12.50'),
+    );
+    expect(String(card.args.text)).toContain('12.50 USDC');
+  });
+
+  it('/pay requests, /pay request N and /pay audit for approvers', async () => {
+    const { id } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '2.00' })}`);
+    expect((await ask(r, 'requests', { userId: 'U0BOB' })).shown).toContain(`#${id}`);
+    const detail = await ask(r, `request ${id}`, { userId: 'U0BOB' });
+    expect(detail.shown).toContain('requested');
+    expect((await ask(r, 'audit', { userId: 'U0DAVE' })).shown).toMatch(/not set up|ask/i);
+    await ask(r, 'audit', { userId: 'U0BOB' });
+    const file = r.slack.files().at(-1);
+    const csv = file?.bytes?.toString('utf8') ?? '';
+    expect(csv.split('\r\n')[0]).toBe(
+      '"id","at","request","actor","event","from","to","fingerprint","detail"',
+    );
+    expect(csv).toContain('"approved"');
+    expect(csv).not.toContain('000123456789');
+  });
+});

@@ -49,10 +49,15 @@ export const REHEARSAL_REQUESTERS = 'U0ALICE,U0DAVE';
 export const REHEARSAL_APPROVERS = 'S0APPROVERS';
 export const REHEARSAL_APPROVALS_CHANNEL = 'C0APPROVALS';
 
-export async function startRehearsal(options: RehearsalOptions = {}): Promise<Rehearsal> {
-  const sandbox = await startPaymentsSandbox(options.sandbox);
-  const slack = await startSlackEmulation(options.slack);
-  const env: Record<string, string> = {
+/**
+ * The environment of a bot wired to this sandbox and emulation, on loopback. A bot started in
+ * another process (the benchmark, multi-process tests) gets the same, plus its own port.
+ */
+export function rehearsalEnv(
+  sandbox: Pick<PaymentsSandbox, 'url'>,
+  slack: Pick<SlackEmulation, 'config' | 'apiUrl'>,
+): Record<string, string> {
+  return {
     PAYMENTS_BASE_URL: sandbox.url,
     PAYMENTS_API_KEY: SANDBOX_KEY.full,
     PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
@@ -68,8 +73,13 @@ export async function startRehearsal(options: RehearsalOptions = {}): Promise<Re
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',
-    ...options.env,
   };
+}
+
+export async function startRehearsal(options: RehearsalOptions = {}): Promise<Rehearsal> {
+  const sandbox = await startPaymentsSandbox(options.sandbox);
+  const slack = await startSlackEmulation(options.slack);
+  const env = { ...rehearsalEnv(sandbox, slack), ...options.env };
   let bot: RunningBot;
   try {
     const config = loadConfig(env);

@@ -1,0 +1,159 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import type { Database } from '../../src/store/database.ts';
+import { openPglite } from '../../src/store/pglite.ts';
+import {
+  cleanUpPayops,
+  clickApprove,
+  createPayoutCalls,
+  payopsEnvironment,
+  requestPayout,
+  sleep,
+  spawnPayops,
+  startPayops,
+} from '../helpers/bot-process.ts';
+import { type Engine, engines, freshDatabase } from '../helpers/db.ts';
+
+/**
+ * A payops process killed (SIGKILL) while its one call to the provider is in flight: the
+ * request must come back as outcome unknown after the lease, be reconciled, and never be sent
+ * again — on each engine the store runs on.
+ */
+
+const LEASE_MS = 2_500;
+const TIMEOUTS = {
+  PAYMENTS_WRITE_TIMEOUT_MS: '2000',
+  PAYMENTS_TIMEOUT_MS: '1000',
+  PAYOPS_EXECUTION_LEASE_MS: String(LEASE_MS),
+};
+
+interface TestStore {
+  /** How a payops process finds it. */
+  env: Record<string, string>;
+  /** Reads it from the test process, once no payops process holds it. */
+  read<T>(work: (db: Database) => Promise<T>): Promise<T>;
+  remove(): Promise<void>;
+}
+
+/** An empty store a process can open again after a crash: a PGlite folder, or a new database. */
+async function storeOn(engine: Engine): Promise<TestStore> {
+  if (engine === 'postgres') {
+    const database = await freshDatabase('postgres');
+    return {
+      env: { DATABASE_URL: database.url as string },
+      read: (work) => work(database.db),
+      remove: () => database.drop(),
+    };
+  }
+  const dataDir = await mkdtemp(join(tmpdir(), 'payops-crash-'));
+  return {
+    env: { PAYOPS_DATA_DIR: dataDir },
+    async read(work) {
+      const db = await openPglite(dataDir);
+      try {
+        return await work(db);
+      } finally {
+        await db.close();
+      }
+    },
+    remove: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}
+
+describe.each(engines())('crash recovery on %s', (engine) => {
+  let sandbox: PaymentsSandbox;
+  let slack: SlackEmulation;
+  let store: TestStore;
+
+  beforeEach(async () => {
+    [sandbox, slack, store] = await Promise.all([
+      startPaymentsSandbox(),
+      startSlackEmulation(),
+      storeOn(engine),
+    ]);
+  });
+  afterEach(async (context) => {
+    await cleanUpPayops(context.task.result?.state === 'fail');
+    await Promise.all([sandbox?.close(), slack?.close(), store?.remove()]);
+  });
+
+  it('a process killed while executing: after a restart the request is outcome unknown, reconciled, and never sent again', {
+    timeout: 45_000,
+  }, async () => {
+    const env = payopsEnvironment(sandbox, slack, { ...store.env, ...TIMEOUTS });
+    const first = await startPayops('first', env);
+    const driver = slack.driver(first.eventsUrl);
+    const message = await requestPayout(slack, driver);
+    sandbox.addFault({ kind: 'hang', operationId: 'createPayout' });
+
+    await clickApprove(driver, message, 'U0BOB');
+    const received = await providerReceivesOnePayout(sandbox);
+    await first.crash();
+    sandbox.clearFaults();
+    await sleep(received.at + LEASE_MS + 500 - Date.now());
+
+    const restarted = await startPayops('restarted', env);
+    const sent = await slack.driver(restarted.eventsUrl).slashCommand({
+      text: `request ${message.requestId}`,
+      userId: 'U0BOB',
+      channelId: 'C0PAYOPS',
+    });
+    const shown = JSON.stringify((await slack.nextResponse(sent.responseUrlId)).body);
+    expect(shown).toContain(`Request #${message.requestId}: outcome unknown, do not resubmit`);
+    expect(shown).toContain('payops reconciled');
+
+    await restarted.stop();
+    const stored = await store.read(async (db) => ({
+      requests: await db.query('select status, outcome from payment_requests'),
+      events: await db.query('select event from audit_log where request_id = $1 order by id', [
+        message.requestId,
+      ]),
+    }));
+    // Recovered by the lease (its message), not by the killed process's own write timeout.
+    expect(stored.requests).toEqual([
+      { status: 'unknown', outcome: { message: 'payops stopped while executing it' } },
+    ]);
+    expect(stored.events.map((row) => row.event)).toEqual([
+      'requested',
+      'approved',
+      'claimed',
+      'unknown',
+      'reconciled',
+    ]);
+    expect(createPayoutCalls(sandbox)).toHaveLength(1);
+  });
+
+  it.runIf(engine === 'pglite')(
+    'a second process on the same PAYOPS_DATA_DIR refuses to start, naming the data folder in use',
+    async () => {
+      const env = payopsEnvironment(sandbox, slack, store.env);
+      const first = await startPayops('first', env);
+      const second = await spawnPayops('second', env);
+
+      const outcome = await Promise.race([second.exited, second.ready().then(() => 'ready')]);
+      expect(outcome).toEqual({ code: 1, signal: null });
+      expect(second.output()).toContain(
+        `The data folder ${env.PAYOPS_DATA_DIR} is in use by another payops process (pid ${first.pid})`,
+      );
+      await first.ready();
+    },
+  );
+});
+
+/** Resolves once the provider has received the payout's body (the call is then in flight). */
+async function providerReceivesOnePayout(sandbox: PaymentsSandbox) {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const [received, ...more] = createPayoutCalls(sandbox);
+    if (received) {
+      expect(more).toEqual([]);
+      return received;
+    }
+    await sleep(10);
+  }
+  throw new Error('the provider never received the approved payout');
+}

@@ -1,0 +1,91 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import {
+  cleanUpPayops,
+  clickApprove,
+  createPayoutCalls,
+  payopsEnvironment,
+  requestPayout,
+  startPayops,
+} from '../helpers/bot-process.ts';
+import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+
+/**
+ * Several payops replicas may share one PostgreSQL: the claim in the database, not any
+ * process's memory, decides which click makes the one call to the provider.
+ */
+
+const onPostgres = engines().includes('postgres');
+if (!onPostgres)
+  console.warn(
+    'replicas.test.ts is skipped: replicas sharing a database need PostgreSQL (TEST_DATABASE_URL)',
+  );
+
+const CLICKS_PER_PROCESS = 100;
+const APPROVERS = ['U0BOB', 'U0CAROL'];
+
+describe.skipIf(!onPostgres)('two payops processes sharing one PostgreSQL', () => {
+  let sandbox: PaymentsSandbox;
+  let slack: SlackEmulation;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    [sandbox, slack, database] = await Promise.all([
+      startPaymentsSandbox(),
+      startSlackEmulation(),
+      freshDatabase('postgres'),
+    ]);
+  });
+  afterEach((context) => cleanUpPayops(context.task.result?.state === 'fail'));
+  afterAll(async () => {
+    await Promise.all([sandbox?.close(), slack?.close(), database?.drop()]);
+  });
+
+  it('200 Approve clicks split between them make exactly one call to the provider, with the approved bytes', {
+    timeout: 45_000,
+  }, async () => {
+    const env = payopsEnvironment(sandbox, slack, { DATABASE_URL: database.url as string });
+    const [a, b] = await Promise.all([startPayops('A', env), startPayops('B', env)]);
+    const drivers = [a, b].map((replica) => slack.driver(replica.eventsUrl));
+    const message = await requestPayout(slack, slack.driver(a.eventsUrl));
+
+    const clicks = await Promise.all(
+      drivers.flatMap((driver) =>
+        Array.from({ length: CLICKS_PER_PROCESS }, (_, index) =>
+          clickApprove(driver, message, APPROVERS[index % APPROVERS.length] as string),
+        ),
+      ),
+    );
+    expect(clicks.every((click) => click.status === 200)).toBe(true);
+    // Every click ends visibly: one that executed tells the requester in the message's thread,
+    // any other is answered privately with why it did not count.
+    const answered = () =>
+      clicks.filter((click) => slack.responsesTo(click.responseUrlId ?? '')[0]);
+    const threadReplies = () =>
+      slack.callsTo('chat.postMessage').filter((call) => call.args.thread_ts === message.ts);
+    await slack.waitFor(() => answered().length + threadReplies().length >= clicks.length, {
+      timeoutMs: 20_000,
+      description: 'an end to every click',
+    });
+    expect(threadReplies()).toHaveLength(1);
+    expect(answered()).toHaveLength(clicks.length - 1);
+    for (const click of answered()) {
+      expect(JSON.stringify(slack.responsesTo(click.responseUrlId ?? '')[0]?.body)).toContain(
+        'can no longer be approved',
+      );
+    }
+
+    const [request] = await database.db.query<{ status: string; body: string }>(
+      'select status, body from payment_requests',
+    );
+    expect(request?.status).toBe('submitted');
+    const calls = createPayoutCalls(sandbox);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.body).toBe(request?.body);
+    const approvals = await database.db.query<{ approver_id: string }>(
+      'select approver_id from approvals',
+    );
+    expect(approvals).toEqual([{ approver_id: expect.stringMatching(/^U0(BOB|CAROL)$/) }]);
+  });
+});

@@ -1,0 +1,255 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { type AddressInfo, createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import {
+  type PaymentsSandbox,
+  type RecordedRequest,
+  SANDBOX_BUSINESS,
+  SANDBOX_KEY,
+} from '../../src/sandbox/payments-api.ts';
+import {
+  REHEARSAL_APPROVALS_CHANNEL,
+  REHEARSAL_APPROVERS,
+  REHEARSAL_READERS,
+  REHEARSAL_REQUESTERS,
+} from '../../src/sandbox/rehearsal.ts';
+import type { BlockActionResult, SlackDriver, SlackEmulation } from '../../src/sandbox/slack.ts';
+import { ACTION } from '../../src/slack/interaction-ids.ts';
+
+/**
+ * payops as production runs it: `node --import tsx src/main.ts` in a process of its own,
+ * configured only by its environment, between the test's Payments sandbox and Slack emulation.
+ * Every process started here is killed by `cleanUpPayops`, and by the test process's exit
+ * whatever happens, so none outlives the tests.
+ */
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const READY_TIMEOUT_MS = 30_000;
+const STOP_GRACE_MS = 5_000;
+
+/** The rehearsal's environment (see src/sandbox/rehearsal.ts), for a process on its own port. */
+export function payopsEnvironment(
+  sandbox: PaymentsSandbox,
+  slack: SlackEmulation,
+  overrides: Record<string, string>,
+): Record<string, string> {
+  return {
+    PAYMENTS_BASE_URL: sandbox.url,
+    PAYMENTS_API_KEY: SANDBOX_KEY.full,
+    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
+    SLACK_BOT_TOKEN: slack.config.botToken,
+    SLACK_SIGNING_SECRET: slack.config.signingSecret,
+    SLACK_API_URL: slack.apiUrl,
+    PAYOPS_READERS: REHEARSAL_READERS,
+    PAYOPS_REQUESTERS: REHEARSAL_REQUESTERS,
+    PAYOPS_APPROVERS: REHEARSAL_APPROVERS,
+    PAYOPS_APPROVALS_CHANNEL: REHEARSAL_APPROVALS_CHANNEL,
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ...overrides,
+  };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Every process started since the last `cleanUpPayops`. */
+const started = new Set<PayopsProcess>();
+
+export class PayopsProcess {
+  readonly exited: Promise<Exit>;
+  /** `http://127.0.0.1:PORT/slack/events`, where Slack sends its signed requests. */
+  readonly eventsUrl: string;
+  readonly #child: ChildProcess;
+  readonly #baseUrl: string;
+  #output = '';
+  #exit: Exit | undefined;
+
+  constructor(
+    readonly name: string,
+    port: number,
+    env: Record<string, string>,
+  ) {
+    this.#baseUrl = `http://127.0.0.1:${port}`;
+    this.eventsUrl = `${this.#baseUrl}/slack/events`;
+    this.#child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const record = (chunk: Buffer) => {
+      this.#output += chunk.toString();
+    };
+    this.#child.stdout?.on('data', record);
+    this.#child.stderr?.on('data', record);
+    // The last resort: whatever happens to the tests, this process dies with them.
+    const killOnExit = () => this.#child.kill('SIGKILL');
+    process.once('exit', killOnExit);
+    this.exited = once(this.#child, 'exit').then(([code, signal]) => {
+      process.off('exit', killOnExit);
+      this.#exit = { code, signal };
+      return this.#exit;
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  /** What it printed so far, stdout and stderr interleaved. */
+  output(): string {
+    return this.#output;
+  }
+
+  /** Resolves once `GET /readyz` answers 200; fails at once if the process exits first. */
+  async ready(timeoutMs = READY_TIMEOUT_MS): Promise<this> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.#exit) {
+        throw new Error(`${this.name} exited (${describeExit(this.#exit)}) before it was ready`);
+      }
+      const status = await fetch(`${this.#baseUrl}/readyz`, { signal: AbortSignal.timeout(1_000) })
+        .then((response) => response.status)
+        .catch(() => undefined);
+      if (status === 200) return this;
+      await sleep(100);
+    }
+    throw new Error(`${this.name} was not ready within ${timeoutMs} ms`);
+  }
+
+  /** SIGTERM, as a deploy stops it; SIGKILL if it has not exited within the grace time. */
+  async stop(graceMs = STOP_GRACE_MS): Promise<Exit> {
+    if (this.#exit) return this.#exit;
+    this.#child.kill('SIGTERM');
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), graceMs);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** SIGKILL: the process dies on the spot, with no chance to finish or clean up anything. */
+  crash(): Promise<Exit> {
+    if (!this.#exit) this.#child.kill('SIGKILL');
+    return this.exited;
+  }
+}
+
+/** Starts payops on a free port of its own; `ready()` waits until it serves. */
+export async function spawnPayops(name: string, env: Record<string, string>) {
+  const payops = new PayopsProcess(name, await freePort(), env);
+  started.add(payops);
+  return payops;
+}
+
+export async function startPayops(name: string, env: Record<string, string>) {
+  return (await spawnPayops(name, env)).ready();
+}
+
+/** Stops every process the test started; after a failed test, prints what each one said. */
+export async function cleanUpPayops(testFailed: boolean): Promise<void> {
+  const processes = [...started];
+  started.clear();
+  await Promise.all(processes.map((payops) => payops.stop()));
+  if (!testFailed) return;
+  for (const payops of processes) {
+    console.error(`--- output of payops process ${payops.name} ---\n${payops.output()}`);
+  }
+}
+
+/** A port nothing listens on now: bound on loopback by the OS, then released for payops. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+function describeExit(exit: Exit): string {
+  return exit.signal ? `signal ${exit.signal}` : `code ${exit.code}`;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
+}
+
+// ——— the approval flow, as people drive it in Slack ———
+
+const PAYOUT_FIELDS =
+  'wallet_id=wal_acme_eth_ops amount=25.00 currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach';
+
+export interface ApprovalMessage {
+  channel: string;
+  ts: string;
+  /** The request's number, the value of its Approve button. */
+  requestId: string;
+}
+
+/**
+ * alice types `/pay payout …` in #payops; resolves with the approval message once she is
+ * told it exists (after it is posted and its place stored, so a click on it counts).
+ */
+export async function requestPayout(
+  slack: SlackEmulation,
+  driver: SlackDriver,
+): Promise<ApprovalMessage> {
+  const postsBefore = slack.callsTo('chat.postMessage').length;
+  const sent = await driver.slashCommand({
+    text: `payout ${PAYOUT_FIELDS}`,
+    userId: 'U0ALICE',
+    channelId: 'C0PAYOPS',
+  });
+  if (sent.status !== 200) throw new Error(`/pay payout got HTTP ${sent.status}: ${sent.body}`);
+  const confirmation = await slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
+  const posted = slack
+    .callsTo('chat.postMessage')
+    .slice(postsBefore)
+    .find(
+      (call) =>
+        call.args.channel === REHEARSAL_APPROVALS_CHANNEL && call.args.thread_ts === undefined,
+    );
+  const requestId = posted && approveButtonValue(posted.args.blocks);
+  if (!posted || !requestId) {
+    throw new Error(
+      `no approval message was posted; alice was told ${JSON.stringify(confirmation.body)}`,
+    );
+  }
+  return { channel: String(posted.response.channel), ts: String(posted.response.ts), requestId };
+}
+
+function approveButtonValue(blocks: unknown): string | undefined {
+  const elements = Array.isArray(blocks)
+    ? blocks.flatMap((block: { elements?: unknown }) =>
+        Array.isArray(block.elements) ? block.elements : [],
+      )
+    : [];
+  const button = elements.find(
+    (element: { action_id?: unknown }) => element.action_id === ACTION.approve,
+  );
+  return typeof button?.value === 'string' ? button.value : undefined;
+}
+
+/** A signed click on the message's Approve button. */
+export function clickApprove(
+  driver: SlackDriver,
+  message: ApprovalMessage,
+  userId: string,
+): Promise<BlockActionResult> {
+  return driver.blockAction({
+    userId,
+    actionId: ACTION.approve,
+    message: { channel: message.channel, ts: message.ts },
+  });
+}
+
+/** What the provider received for payouts: each is one upstream call to create one. */
+export function createPayoutCalls(sandbox: PaymentsSandbox): RecordedRequest[] {
+  return sandbox.requests.filter((request) => request.operationId === 'createPayout');
+}

@@ -1,5 +1,12 @@
 import { READ_COMMAND_WORDS, usage } from '../domain/commands.ts';
-import { OPERATION_IDS, OPERATIONS } from '../domain/operations.ts';
+import {
+  isWrite,
+  OPERATION_IDS,
+  OPERATIONS,
+  type Scope,
+  type WriteOperationId,
+} from '../domain/operations.ts';
+import { writeUsage } from '../domain/write-commands.ts';
 import type { ReadService } from './reads.ts';
 
 export interface HelpEntry {
@@ -33,3 +40,27 @@ export function readCommandHelp(reads: ReadService): HelpEntry[] {
     };
   });
 }
+
+/** Every write this person may request, and whether the key's scopes allow it. */
+export function writeCommandHelp(
+  missingScopesOf: (operationId: WriteOperationId) => Scope[],
+): HelpEntry[] {
+  return OPERATION_IDS.filter(isWrite).map((operationId) => {
+    const missing = missingScopesOf(operationId);
+    return {
+      usage: writeUsage(operationId).replace(/^Usage: /, ''),
+      summary: `${OPERATIONS[operationId].summary} — needs approval`,
+      available: missing.length === 0,
+      ...(missing.length > 0 ? { reason: `needs scope ${missing.join(', ')}` } : {}),
+    };
+  });
+}
+
+/** The approval flow's own commands, for approvers. */
+export const APPROVER_HELP: readonly HelpEntry[] = [
+  { usage: '`/pay requests`', summary: 'Pending requests', available: true },
+  { usage: '`/pay request <n>`', summary: 'One request with its history', available: true },
+  { usage: '`/pay audit`', summary: 'The audit log as a CSV file', available: true },
+  { usage: '`/pay freeze [reason]`', summary: 'Stop every call to the provider', available: true },
+  { usage: '`/pay unfreeze`', summary: 'Allow approvals to execute again', available: true },
+];

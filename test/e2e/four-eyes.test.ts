@@ -344,4 +344,15 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     expect(csv).toContain('"approved"');
     expect(csv).not.toContain('000123456789');
   });
+
+  it('/pay help lists what each person may run, by role', async () => {
+    const alice = (await ask(r, 'help', { userId: 'U0ALICE' })).shown;
+    expect(alice).toContain('/pay payout');
+    expect(alice).toContain('/pay wallets');
+    const dave = (await ask(r, 'help', { userId: 'U0DAVE' })).shown;
+    expect(dave).toContain('/pay payout');
+    expect(dave).not.toContain('/pay freeze');
+    expect((await ask(r, 'help', { userId: 'U0BOB' })).shown).toContain('/pay freeze');
+    expect((await ask(r, 'help', { userId: 'U0ERIN' })).shown).toContain('#payops-admins');
+  });
 });

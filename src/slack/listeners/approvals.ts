@@ -219,7 +219,7 @@ async function createRequest(
       'could not post the approval message',
     );
     return notice(
-      `Request #${result.request.id} was stored, but its approval message could not be posted to the approvals channel, so nobody can approve it yet. Check that payops is a member of that channel, then cancel this request and make a new one.`,
+      `Request #${result.request.id} was stored, but its approval message could not be posted to the approvals channel, so nobody can approve it and it will expire unexecuted. Invite payops to that channel, then make a new request.`,
     );
   }
 }

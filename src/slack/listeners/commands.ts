@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RespondFn, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { AccessControl, RoleMembers } from '../../app/access.ts';
-import { readCommandHelp } from '../../app/help.ts';
+import { APPROVER_HELP, readCommandHelp, writeCommandHelp } from '../../app/help.ts';
 import type { ReadService } from '../../app/reads.ts';
 import { closest, parseCommand, READ_COMMAND_WORDS } from '../../domain/commands.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
@@ -75,16 +75,15 @@ async function answerCommand(
   if (isWriteCommandWord(word))
     return answerWriteCommand(deps.approvals, { ...command, text }, client);
   if (isAdminWord(word)) return answerAdminCommand(deps.approvals, word, rest, command, client);
+  const parsed = parseCommand(text);
+  if (parsed.kind === 'help') return answerHelp(deps, command.user_id);
   const access = await deps.access.check(deps.readers, command.user_id);
   if (!access.allowed) {
     return access.reason === 'directory_unavailable'
       ? renderDirectoryUnavailable()
       : renderNotAllowed(deps.accessAdmin);
   }
-  const parsed = parseCommand(text);
   switch (parsed.kind) {
-    case 'help':
-      return renderHelp(readCommandHelp(deps.reads), deps.command);
     case 'invalid':
       return renderInvalid(parsed.message, deps.command);
     case 'unknown':
@@ -103,6 +102,29 @@ async function answerCommand(
       return renderFailure(outcome);
     }
   }
+}
+
+/** What this person may run: reads, writes to request, approver commands, by role. */
+async function answerHelp(deps: CommandDeps, userId: string): Promise<Answer> {
+  const { workflow } = deps.approvals;
+  const [reader, requester, approver] = await Promise.all([
+    deps.access.check(deps.readers, userId),
+    workflow.canRequest(userId),
+    workflow.canApprove(userId),
+  ]);
+  const entries = [
+    ...(reader.allowed ? readCommandHelp(deps.reads) : []),
+    ...(requester.allowed
+      ? writeCommandHelp((id) => workflow.missingScopes({ operationId: id }))
+      : []),
+    ...(approver.allowed ? APPROVER_HELP : []),
+  ];
+  if (entries.length > 0) return renderHelp(entries, deps.command);
+  return [reader, requester, approver].some(
+    (d) => !d.allowed && d.reason === 'directory_unavailable',
+  )
+    ? renderDirectoryUnavailable()
+    : renderNotAllowed(deps.accessAdmin);
 }
 
 function renderFailure(

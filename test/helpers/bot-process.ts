@@ -2,18 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import {
-  type PaymentsSandbox,
-  type RecordedRequest,
-  SANDBOX_BUSINESS,
-  SANDBOX_KEY,
-} from '../../src/sandbox/payments-api.ts';
-import {
-  REHEARSAL_APPROVALS_CHANNEL,
-  REHEARSAL_APPROVERS,
-  REHEARSAL_READERS,
-  REHEARSAL_REQUESTERS,
-} from '../../src/sandbox/rehearsal.ts';
+import type { PaymentsSandbox, RecordedRequest } from '../../src/sandbox/payments-api.ts';
+import { REHEARSAL_APPROVALS_CHANNEL, rehearsalEnv } from '../../src/sandbox/rehearsal.ts';
 import type { BlockActionResult, SlackDriver, SlackEmulation } from '../../src/sandbox/slack.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 
@@ -28,27 +18,13 @@ const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
 
-/** The rehearsal's environment (see src/sandbox/rehearsal.ts), for a process on its own port. */
+/** The rehearsal's environment, logging warnings; each process gets its own port when spawned. */
 export function payopsEnvironment(
   sandbox: PaymentsSandbox,
   slack: SlackEmulation,
   overrides: Record<string, string>,
 ): Record<string, string> {
-  return {
-    PAYMENTS_BASE_URL: sandbox.url,
-    PAYMENTS_API_KEY: SANDBOX_KEY.full,
-    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
-    SLACK_BOT_TOKEN: slack.config.botToken,
-    SLACK_SIGNING_SECRET: slack.config.signingSecret,
-    SLACK_API_URL: slack.apiUrl,
-    PAYOPS_READERS: REHEARSAL_READERS,
-    PAYOPS_REQUESTERS: REHEARSAL_REQUESTERS,
-    PAYOPS_APPROVERS: REHEARSAL_APPROVERS,
-    PAYOPS_APPROVALS_CHANNEL: REHEARSAL_APPROVALS_CHANNEL,
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    ...overrides,
-  };
+  return { ...rehearsalEnv(sandbox, slack), LOG_LEVEL: 'warn', ...overrides };
 }
 
 export interface Exit {

@@ -1,4 +1,12 @@
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database.ts';
@@ -58,24 +66,45 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
   };
 }
 
-/** An exclusive lock file holding our pid; a lock left by a dead process is taken over. */
-function lockDataDir(dataDir: string): () => void {
+/**
+ * An exclusive lock file holding our pid. A lock left by a process that is gone is taken over,
+ * under a second, short-lived lock so two processes starting at once cannot both take it.
+ */
+export function lockDataDir(dataDir: string): () => void {
   mkdirSync(dataDir, { recursive: true });
   const lockPath = join(dataDir, 'payops.lock');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      const fd = openSync(lockPath, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
-      return () => rmSync(lockPath, { force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = readFileSync(lockPath, 'utf8').trim();
-      if (isAlive(Number(holder))) throw new DataDirLocked(dataDir, holder);
-      rmSync(lockPath, { force: true });
-    }
+  const release = () => rmSync(lockPath, { force: true });
+  if (createExclusive(lockPath)) return release;
+  const takeoverPath = `${lockPath}.takeover`;
+  if (!createExclusive(takeoverPath)) {
+    throw new Error(
+      `Another process is taking over the lock of ${dataDir} right now. If none is, remove ${takeoverPath} and start again.`,
+    );
   }
-  throw new Error(`could not lock ${dataDir}`);
+  try {
+    const holder = readFileSync(lockPath, 'utf8').trim();
+    // Our own pid in the lock is a previous life of this container's process 1, not a rival.
+    if (Number(holder) !== process.pid && isAlive(Number(holder))) {
+      throw new DataDirLocked(dataDir, holder);
+    }
+    writeFileSync(lockPath, String(process.pid));
+    return release;
+  } finally {
+    rmSync(takeoverPath, { force: true });
+  }
+}
+
+/** Creates `path` holding our pid, only if it does not exist; false when it does. */
+function createExclusive(path: string): boolean {
+  try {
+    const fd = openSync(path, 'wx');
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw error;
+  }
 }
 
 function isAlive(pid: number): boolean {

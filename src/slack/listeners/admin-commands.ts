@@ -59,7 +59,17 @@ export async function answerAdminCommand(
       if (!id) return notice('Say which request: `/pay request 12`.');
       const request = await deps.workflow.store.get(Number(id));
       if (!request) return notice(`Request #${id} does not exist.`);
-      return renderRequestDetail(request, await deps.workflow.store.history(request.id));
+      const history = await deps.workflow.store.history(request.id);
+      return renderRequestDetail(
+        request,
+        history.map((entry) => ({
+          at: entry.at,
+          actor: entry.actor,
+          event: entry.event,
+          from: entry.fromStatus,
+          to: entry.toStatus,
+        })),
+      );
     }
     case 'audit': {
       const entries = await deps.workflow.store.auditLog();

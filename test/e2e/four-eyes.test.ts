@@ -333,7 +333,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     const { id } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '2.00' })}`);
     expect((await ask(r, 'requests', { userId: 'U0BOB' })).shown).toContain(`#${id}`);
     const detail = await ask(r, `request ${id}`, { userId: 'U0BOB' });
-    expect(detail.shown).toContain('requested');
+    expect(detail.shown).toContain('requested (→ pending)');
     expect((await ask(r, 'audit', { userId: 'U0DAVE' })).shown).toMatch(/not set up|ask/i);
     await ask(r, 'audit', { userId: 'U0BOB' });
     const file = r.slack.files().at(-1);

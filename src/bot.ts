@@ -11,6 +11,7 @@ import { loadPolicy } from './domain/policy.ts';
 import type { Logger } from './logger.ts';
 import { PaymentsClient } from './payments/client.ts';
 import { createSlackApp } from './slack/app.ts';
+import { boltLogger } from './slack/bolt-logger.ts';
 import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
 import { ApprovalMessages } from './slack/listeners/approval-messages.ts';
 import type { Database } from './store/database.ts';
@@ -72,6 +73,8 @@ export async function startBot(
   const web = new WebClient(config.slack.botToken, {
     ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
     retryConfig: { retries: 2 },
+    // Through pino, so its debug lines (request bodies, headers) get the same redaction.
+    logger: boltLogger(logger),
   });
   const identity = await resolveBotIdentity(web);
   const access = new AccessControl(slackGroupDirectory(web));

@@ -9,7 +9,6 @@ import { createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createLogger } from '../logger.ts';
 import { SANDBOX_BUSINESS } from '../sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../sandbox/rehearsal.ts';
 import { DEFAULT_CHANNELS, DEFAULT_USER_GROUPS, DEFAULT_USERS } from '../sandbox/slack.ts';
@@ -33,15 +32,13 @@ async function main(): Promise<void> {
   const logPath = join(tmpdir(), `payops-demo-${process.pid}.log`);
   const log = createWriteStream(logPath);
   const level = process.env.LOG_LEVEL ?? 'warn';
-  // The demo's keys and secrets are the sandbox's published fixtures: nothing here to hide.
-  const logger = createLogger({ level, secrets: [], destination: log });
 
   console.log('Starting the Payments API sandbox, an emulated Slack and payops…');
   let rehearsal: Rehearsal;
   try {
     rehearsal = await startRehearsal({
       slack: WORKSPACE,
-      logger,
+      logDestination: log,
       env: {
         PAYOPS_READERS: READERS.join(','),
         PAYOPS_ACCESS_ADMIN: ACCESS_ADMIN,

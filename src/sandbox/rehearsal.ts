@@ -1,6 +1,6 @@
 import { type RunningBot, startBot } from '../bot.ts';
-import { loadConfig } from '../config.ts';
-import { createLogger, type Logger } from '../logger.ts';
+import { loadConfig, secretsOf } from '../config.ts';
+import { createLogger } from '../logger.ts';
 import {
   type PaymentsSandbox,
   SANDBOX_BUSINESS,
@@ -37,7 +37,8 @@ export interface RehearsalOptions {
   env?: Record<string, string>;
   sandbox?: SandboxOptions;
   slack?: SlackEmulationOptions;
-  logger?: Logger;
+  /** Where the bot's log lines go (stderr by default); redacted exactly as in production. */
+  logDestination?: { write(line: string): unknown };
   /** The bot's workflow clock. */
   now?: () => Date;
 }
@@ -83,9 +84,11 @@ export async function startRehearsal(options: RehearsalOptions = {}): Promise<Re
   let bot: RunningBot;
   try {
     const config = loadConfig(env);
-    const logger =
-      options.logger ??
-      createLogger({ level: config.logging.level, secrets: [], destination: process.stderr });
+    const logger = createLogger({
+      level: config.logging.level,
+      secrets: secretsOf(config),
+      destination: options.logDestination ?? process.stderr,
+    });
     bot = await startBot(config, logger, options.now ? { now: options.now } : {});
   } catch (error) {
     await Promise.all([sandbox.close(), slack.close()]);

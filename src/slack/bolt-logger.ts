@@ -12,10 +12,12 @@ export function boltLogger(parent: Logger): BoltLogger {
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...messages: unknown[]) => {
       const error = messages.find((message): message is Error => message instanceof Error);
-      const text = messages
-        .filter((message) => message !== error)
-        .map((message) => (typeof message === 'string' ? message : safeJson(message)))
-        .join(' ');
+      const text = withoutMessageBodies(
+        messages
+          .filter((message) => message !== error)
+          .map((message) => (typeof message === 'string' ? message : safeJson(message)))
+          .join(' '),
+      );
       if (error) logger[level]({ err: error }, text);
       else logger[level](text);
     };
@@ -38,6 +40,16 @@ const BOLT_LEVELS: Record<string, LogLevel> = {
   error: LogLevel.ERROR,
   fatal: LogLevel.ERROR,
 };
+
+/**
+ * The WebClient logs each Web API request and result in full at debug level. Those are rendered
+ * Slack messages — approval cards name beneficiaries — so only that a body existed is kept.
+ */
+const MESSAGE_BODY = /^(http request (?:body|result): ).*$/s;
+
+function withoutMessageBodies(text: string): string {
+  return text.replace(MESSAGE_BODY, '$1[omitted: may hold beneficiary details]');
+}
 
 function safeJson(value: unknown): string {
   try {

@@ -64,13 +64,11 @@ async function storeOn(engine: Engine): Promise<TestStore> {
   };
 }
 
-describe.each(engines())('crash recovery on %s', (engine) => {
-  let sandbox: PaymentsSandbox;
-  let slack: SlackEmulation;
-  let store: TestStore;
-
+/** A sandbox, a Slack emulation and a store for each test, torn down after it. */
+function useParts(engine: Engine) {
+  const parts = {} as { sandbox: PaymentsSandbox; slack: SlackEmulation; store: TestStore };
   beforeEach(async () => {
-    [sandbox, slack, store] = await Promise.all([
+    [parts.sandbox, parts.slack, parts.store] = await Promise.all([
       startPaymentsSandbox(),
       startSlackEmulation(),
       storeOn(engine),
@@ -78,12 +76,18 @@ describe.each(engines())('crash recovery on %s', (engine) => {
   });
   afterEach(async (context) => {
     await cleanUpPayops(context.task.result?.state === 'fail');
-    await Promise.all([sandbox?.close(), slack?.close(), store?.remove()]);
+    await Promise.all([parts.sandbox?.close(), parts.slack?.close(), parts.store?.remove()]);
   });
+  return parts;
+}
+
+describe.each(engines())('crash recovery on %s', (engine) => {
+  const parts = useParts(engine);
 
   it('a process killed while executing: after a restart the request is outcome unknown, reconciled, and never sent again', {
     timeout: 45_000,
   }, async () => {
+    const { sandbox, slack, store } = parts;
     const env = payopsEnvironment(sandbox, slack, { ...store.env, ...TIMEOUTS });
     const first = await startPayops('first', env);
     const driver = slack.driver(first.eventsUrl);
@@ -126,22 +130,24 @@ describe.each(engines())('crash recovery on %s', (engine) => {
     ]);
     expect(createPayoutCalls(sandbox)).toHaveLength(1);
   });
+});
 
-  it.runIf(engine === 'pglite')(
-    'a second process on the same PAYOPS_DATA_DIR refuses to start, naming the data folder in use',
-    async () => {
-      const env = payopsEnvironment(sandbox, slack, store.env);
-      const first = await startPayops('first', env);
-      const second = await spawnPayops('second', env);
+describe('the embedded store folder', () => {
+  const parts = useParts('pglite');
 
-      const outcome = await Promise.race([second.exited, second.ready().then(() => 'ready')]);
-      expect(outcome).toEqual({ code: 1, signal: null });
-      expect(second.output()).toContain(
-        `The data folder ${env.PAYOPS_DATA_DIR} is in use by another payops process (pid ${first.pid})`,
-      );
-      await first.ready();
-    },
-  );
+  it('a second process on the same PAYOPS_DATA_DIR refuses to start, naming the data folder in use', async () => {
+    const { sandbox, slack, store } = parts;
+    const env = payopsEnvironment(sandbox, slack, store.env);
+    const first = await startPayops('first', env);
+    const second = await spawnPayops('second', env);
+
+    const outcome = await Promise.race([second.exited, second.ready().then(() => 'ready')]);
+    expect(outcome).toEqual({ code: 1, signal: null });
+    expect(second.output()).toContain(
+      `The data folder ${env.PAYOPS_DATA_DIR} is in use by another payops process (pid ${first.pid})`,
+    );
+    await first.ready();
+  });
 });
 
 /** Resolves once the provider has received the payout's body (the call is then in flight). */

@@ -234,3 +234,36 @@ async function keyStrippingProxy(targetPort: number) {
   proxy.url = `http://127.0.0.1:${(proxy.server.address() as AddressInfo).port}/v1`;
   return proxy;
 }
+
+describe('the HTTP endpoint', () => {
+  const base = () => rehearsal.botUrl.replace('/slack/events', '');
+
+  it('answers /healthz while alive and /readyz with each dependency', async () => {
+    expect((await fetch(`${base()}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${base()}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({
+      ready: true,
+      checks: { store: true, provider: true, slackIdentity: true },
+    });
+  });
+
+  it('reports not ready when the provider is unreachable', async () => {
+    const isolated = await startRehearsal();
+    try {
+      isolated.sandbox.addFault({ kind: 'reset', operationId: 'health' });
+      const ready = await fetch(`${isolated.botUrl.replace('/slack/events', '')}/readyz`);
+      expect(ready.status).toBe(503);
+      expect((await ready.json()).checks.provider).toBe(false);
+    } finally {
+      await isolated.close();
+    }
+  });
+
+  it('resolves its Slack identity once at start-up, never inside an ack', async () => {
+    const before = rehearsal.slack.callsTo('auth.test').length;
+    for (let index = 0; index < 5; index++) await ask(rehearsal, 'health');
+    expect(rehearsal.slack.callsTo('auth.test').length).toBe(before);
+    expect(before).toBe(1);
+  });
+});

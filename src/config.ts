@@ -316,6 +316,8 @@ const approvalsEnvSchema = z.object({
   PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
 });
 
+const LEASE_MARGIN_MS = 500;
+
 export interface ApprovalsConfig {
   requesters: RoleMembers;
   approvers: RoleMembers;
@@ -364,10 +366,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!payments.success || !slack.success || !approvals.success) throw new ConfigError(problems);
   const s = slack.data;
   const a = approvals.data;
-  // The lease must outlast the longest write, or a live call could be declared abandoned.
-  if (a.PAYOPS_EXECUTION_LEASE_MS <= payments.data.PAYMENTS_WRITE_TIMEOUT_MS) {
+  // The lease must outlast the longest write (its deadline includes waiting for a connection),
+  // with room for the steps between the claim and the call, or a live call could be declared
+  // abandoned.
+  if (a.PAYOPS_EXECUTION_LEASE_MS < payments.data.PAYMENTS_WRITE_TIMEOUT_MS + LEASE_MARGIN_MS) {
     throw new ConfigError([
-      'PAYOPS_EXECUTION_LEASE_MS must be longer than PAYMENTS_WRITE_TIMEOUT_MS',
+      `PAYOPS_EXECUTION_LEASE_MS must be at least PAYMENTS_WRITE_TIMEOUT_MS + ${LEASE_MARGIN_MS} ms`,
     ]);
   }
   return Object.freeze({

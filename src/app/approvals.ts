@@ -204,9 +204,7 @@ export class ApprovalWorkflow {
   async sweep(): Promise<PaymentRequest[]> {
     const now = this.#now();
     const expired = await this.#deps.store.expireDue(now);
-    const abandoned = await this.#deps.store.recoverStale(
-      new Date(now.getTime() - this.#deps.leaseMs),
-    );
+    const abandoned = await this.#deps.store.recoverStale(this.#deps.leaseMs);
     const reconciled = await Promise.all(abandoned.map((request) => this.#reconcile(request)));
     return [...expired, ...reconciled];
   }

@@ -172,9 +172,17 @@ export class PaymentsClient {
     if (spec.authenticated && this.#options.apiKey) headers['x-api-key'] = this.#options.apiKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
 
-    const release = await this.#inFlight.acquire(signal);
+    // A write's deadline covers its wait for a slot too, so a write never reaches the provider
+    // later than PAYMENTS_WRITE_TIMEOUT_MS after it was claimed: the execution lease relies on it.
+    const queuedAt = performance.now();
+    const release = isWrite
+      ? await this.#acquireForWrite(operationId, timeoutMs, signal)
+      : await this.#inFlight.acquire(signal);
+    const remainingMs = isWrite
+      ? Math.max(1, timeoutMs - (performance.now() - queuedAt))
+      : timeoutMs;
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), timeoutMs);
+    const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), remainingMs);
     const onCallerAbort = () => deadline.abort(signal?.reason);
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     let status: number | undefined;
@@ -186,8 +194,8 @@ export class PaymentsClient {
         headers,
         body,
         signal: deadline.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
+        headersTimeout: remainingMs,
+        bodyTimeout: remainingMs,
       });
       status = response.statusCode;
       requestId = requestIdFromHeaders(response.headers);
@@ -208,6 +216,28 @@ export class PaymentsClient {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
       release();
+    }
+  }
+
+  /** A slot for a write, or — if none frees up within its deadline — a "not sent" error. */
+  async #acquireForWrite(
+    operationId: OperationId,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<() => void> {
+    const queueDeadline = AbortSignal.timeout(timeoutMs);
+    try {
+      return await this.#inFlight.acquire(
+        signal ? AbortSignal.any([signal, queueDeadline]) : queueDeadline,
+      );
+    } catch (cause) {
+      throw new NetworkError(
+        `${operationId} waited too long for a connection; the write was not sent`,
+        {
+          operationId,
+          cause,
+        },
+      );
     }
   }
 

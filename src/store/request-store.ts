@@ -209,7 +209,11 @@ export class RequestStore {
     });
   }
 
-  /** executing → submitted | failed | unknown: the one call's result. */
+  /**
+   * executing → submitted | failed | unknown: the one call's result. If the request is no longer
+   * executing (a lease ran out and another process called it unknown), the outcome is still
+   * kept, as `outcome.late` with its own audit row: what the provider said is never dropped.
+   */
   async finishExecution(
     id: number,
     to: 'submitted' | 'failed' | 'unknown',
@@ -221,8 +225,22 @@ export class RequestStore {
          where id = $1 and status = 'executing' returning fingerprint`,
         [id, to, JSON.stringify(outcome)],
       );
-      if (rows.length === 0) return undefined;
-      await audit(tx, id, 'payops', to, 'executing', to, rows[0]?.fingerprint, { ...outcome });
+      if (rows.length === 1) {
+        await audit(tx, id, 'payops', to, 'executing', to, rows[0]?.fingerprint, { ...outcome });
+        return load(tx, id);
+      }
+      const late = await tx.query<{ fingerprint: string; status: string }>(
+        `update payment_requests
+           set outcome = coalesce(outcome, '{}'::jsonb) || jsonb_build_object('late', $2::jsonb), updated_at = now()
+         where id = $1 returning fingerprint, status`,
+        [id, JSON.stringify({ ...outcome, result: to })],
+      );
+      const row = late[0];
+      if (!row) return undefined;
+      await audit(tx, id, 'payops', 'late_outcome', row.status, row.status, row.fingerprint, {
+        ...outcome,
+        result: to,
+      });
       return load(tx, id);
     });
   }
@@ -250,23 +268,25 @@ export class RequestStore {
     return this.#sweep(
       `update payment_requests set status = 'expired', updated_at = now()
        where status = 'pending' and expires_at <= $1 returning id, fingerprint`,
-      now,
+      now.toISOString(),
       'pending',
       'expired',
     );
   }
 
   /**
-   * Requests left `executing` by a process that died (claimed before `cutoff`): their call may
-   * or may not have reached the provider, so they become `unknown` — never executed again.
+   * Requests left `executing` longer than the lease (by the database's clock, the one that
+   * stamped the claim): their call may or may not have reached the provider, so they become
+   * `unknown` — never executed again.
    */
-  recoverStale(cutoff: Date): Promise<PaymentRequest[]> {
+  recoverStale(leaseMs: number): Promise<PaymentRequest[]> {
     return this.#sweep(
       `update payment_requests set status = 'unknown',
-         outcome = coalesce(outcome, '{}'::jsonb) || '{"message": "payops stopped while executing it"}'::jsonb,
+         outcome = coalesce(outcome, '{}'::jsonb) || '{"message": "its execution outlived the lease: payops stopped, or the call hung"}'::jsonb,
          updated_at = now()
-       where status = 'executing' and claimed_at <= $1 returning id, fingerprint`,
-      cutoff,
+       where status = 'executing' and claimed_at <= now() - make_interval(secs => $1::double precision / 1000)
+       returning id, fingerprint`,
+      leaseMs,
       'executing',
       'unknown',
     );
@@ -274,12 +294,12 @@ export class RequestStore {
 
   async #sweep(
     sql: string,
-    at: Date,
+    parameter: string | number,
     from: RequestStatus,
     to: RequestStatus,
   ): Promise<PaymentRequest[]> {
     return this.#db.transaction(async (tx) => {
-      const rows = await tx.query<{ id: unknown; fingerprint: string }>(sql, [at.toISOString()]);
+      const rows = await tx.query<{ id: unknown; fingerprint: string }>(sql, [parameter]);
       const swept: PaymentRequest[] = [];
       for (const row of rows) {
         const id = Number(row.id);

@@ -254,7 +254,9 @@ describe('the HTTP endpoint', () => {
       isolated.sandbox.addFault({ kind: 'reset', operationId: 'health' });
       const ready = await fetch(`${isolated.botUrl.replace('/slack/events', '')}/readyz`);
       expect(ready.status).toBe(503);
-      expect((await ready.json()).checks.provider).toBe(false);
+      expect(((await ready.json()) as { checks: { provider: boolean } }).checks.provider).toBe(
+        false,
+      );
     } finally {
       await isolated.close();
     }

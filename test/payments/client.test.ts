@@ -320,6 +320,23 @@ describe('bounds', () => {
   });
 });
 
+describe('a write waiting for a connection', () => {
+  it('is reported not sent when no slot frees up within its deadline', async () => {
+    const busy = clientFor(sandbox.url, { maxInFlight: 1, writeTimeoutMs: 300, readRetries: 0 });
+    sandbox.addFault({ kind: 'hang', operationId: 'listCorridors' });
+    const hanging = busy.call('listCorridors').catch((caught) => caught);
+    const before = callsOf('createPayout').length;
+    const error = await busy.call('createPayout', EXAMPLE_CALLS.createPayout).catch((e) => e);
+    expect(error).toBeInstanceOf(NetworkError);
+    expect(error.outcome).toBe('not_executed');
+    expect(error.message).toMatch(/not sent/);
+    expect(callsOf('createPayout').length).toBe(before);
+    sandbox.clearFaults();
+    await busy.close().catch(() => undefined);
+    await hanging;
+  });
+});
+
 describe('logging', () => {
   it('writes one line per call, and at trace level neither the key nor an account number', async () => {
     const { logger, lines } = captureLogger('trace', [SANDBOX_KEY.full]);

@@ -111,7 +111,9 @@ describe.each(engines())('request store on %s', (engine) => {
     });
     expect(done?.status).toBe('submitted');
     expect(done?.outcome).toMatchObject({ providerId: 'po_1' });
-    expect(await store.finishExecution(request.id, 'failed', {})).toBeUndefined();
+    const again = await store.finishExecution(request.id, 'failed', {});
+    expect(again?.status).toBe('submitted');
+    expect(again?.outcome).toMatchObject({ providerId: 'po_1', late: { result: 'failed' } });
   });
 
   it('rejects with a reason, and cancels only for the requester, only while pending', async () => {
@@ -131,10 +133,23 @@ describe.each(engines())('request store on %s', (engine) => {
 
     const stale = await store.create(newRequest());
     await store.approve(stale.id, 'U0BOB', 'dead-process', noRule);
-    expect(await store.recoverStale(new Date(Date.now() - 60_000))).toEqual([]);
-    const recovered = await store.recoverStale(new Date(Date.now() + 1_000));
+    expect(await store.recoverStale(60_000)).toEqual([]);
+    const recovered = await store.recoverStale(0);
     expect(recovered.map((request) => request.id)).toContain(stale.id);
     expect((await store.get(stale.id))?.status).toBe('unknown');
+  });
+
+  it('keeps an outcome that arrives after the lease ran out, without changing the status', async () => {
+    const request = await store.create(newRequest());
+    await store.approve(request.id, 'U0BOB', 'slow-process', noRule);
+    await store.recoverStale(0);
+    const late = await store.finishExecution(request.id, 'submitted', {
+      status: 201,
+      providerId: 'po_late',
+    });
+    expect(late?.status).toBe('unknown');
+    expect(late?.outcome).toMatchObject({ late: { providerId: 'po_late', result: 'submitted' } });
+    expect((await store.history(request.id)).map((entry) => entry.event)).toContain('late_outcome');
   });
 
   it('keeps an append-only audit log', async () => {

@@ -12,7 +12,7 @@ import { findList, isRecord, recordIdentity, scalarText } from '../payments/resp
  */
 
 /** Created records may carry a clock a little behind ours. */
-const CLOCK_SKEW_MS = 5 * 60_000;
+const CLOCK_SKEW_MS = 60_000;
 
 export async function reconcile(
   client: PaymentsClient,
@@ -37,53 +37,77 @@ export async function reconcile(
       detail: `could not read ${OPERATIONS[spec.reconcileWith].path}: ${error.userMessage()}`,
     };
   }
-  const match = items.find((item) => matches(item, request));
-  if (!match) {
+  const matches = items.filter((item) => showsEffectOf(item, request, spec));
+  const where = OPERATIONS[spec.reconcileWith].path;
+  if (matches.length === 0) {
     return {
       checkedAt,
       result: 'not_found',
-      detail: `no matching record among ${items.length} in ${OPERATIONS[spec.reconcileWith].path} yet; it may still appear — check again before any new request`,
+      detail: `no record among ${items.length} in ${where} shows it yet; it may still appear — payops checks again`,
     };
   }
-  const identity = recordIdentity(match);
+  const ids = matches.map((item) => recordIdentity(item).id ?? '?');
+  if (matches.length > 1) {
+    return {
+      checkedAt,
+      result: 'ambiguous',
+      detail: `${matches.length} records in ${where} could be it (${ids.slice(0, 5).join(', ')}); check at the provider`,
+    };
+  }
+  const identity = recordIdentity(matches[0]);
   return {
     checkedAt,
     result: 'found',
     providerId: identity.id,
     providerStatus: identity.status,
-    detail: `found ${identity.id ?? 'a matching record'} in ${OPERATIONS[spec.reconcileWith].path}: it was executed`,
+    detail: `${identity.id ?? 'a record'} in ${where} shows it: it was executed`,
   };
 }
 
+/** Words a provider may use for a record switched off, and on. */
+const INACTIVE = /^(inactive|deactivated|disabled|closed)$/i;
+const ACTIVE = /^(active|enabled|reactivated|open)$/i;
+const CREATED_KEYS = ['created_at', 'createdAt', 'created', 'timestamp'];
+
 /**
- * A record matches when every field of the request that the record also shows has the same
- * value, at least one such field exists, and (when it has a date) it is not older than the
- * request. An operation on an existing record (path id) matches that record.
+ * Whether a record shows this request's effect. On an existing record (path id): that record,
+ * in the state the request asked for. A new record: dated after the approval, and showing
+ * every field of the request, equal wherever the provider shows it in full.
  */
-function matches(item: unknown, request: PaymentRequest): boolean {
+function showsEffectOf(item: unknown, request: PaymentRequest, spec: OperationSpec): boolean {
   if (!isRecord(item)) return false;
+  const fields = Object.entries(fieldsOf(request));
   const pathIds = Object.values(request.path);
-  if (pathIds.length > 0) return pathIds.includes(recordIdentity(item).id ?? '');
-  const createdAt = Date.parse(recordIdentity(item).createdAt ?? '');
-  if (!Number.isNaN(createdAt) && createdAt < Date.parse(request.createdAt) - CLOCK_SKEW_MS)
-    return false;
-  const shared = Object.entries(fieldsOf(request)).filter(([field]) => comparable(item[field]));
+  if (pathIds.length > 0) {
+    if (!pathIds.includes(recordIdentity(item).id ?? '')) return false;
+    const status = scalarText(recordIdentity(item).status) ?? '';
+    if (spec.path.endsWith('/deactivate')) return INACTIVE.test(status);
+    if (spec.path.endsWith('/reactivate')) return ACTIVE.test(status);
+    return fields.length > 0 && fields.every(([field, value]) => shownEqual(item[field], value));
+  }
+  const created = CREATED_KEYS.map((key) => Date.parse(scalarText(item[key]) ?? '')).find(
+    (time) => !Number.isNaN(time),
+  );
+  const approvedAt = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt);
+  if (created === undefined || created < approvedAt - CLOCK_SKEW_MS) return false;
   return (
-    shared.length > 0 && shared.every(([field, value]) => sameValue(item[field] as string, value))
+    fields.every(([field, value]) => shownEqual(item[field], value) || masked(item[field])) &&
+    fields.some(([field, value]) => shownEqual(item[field], value))
   );
 }
 
-/** A value the provider shows in full: masked ones (`••••6789`, `****6789`) prove nothing. */
-function comparable(value: unknown): boolean {
-  const text = scalarText(value);
-  return text !== undefined && !/[•*]/.test(text);
-}
-
-/** Equal as text, or as amounts (`25.5` and `25.50` are the same amount). */
-function sameValue(shown: unknown, requested: string): boolean {
-  const text = scalarText(shown) as string;
+/** Shown in full and equal: as text, or as amounts (`25.5` and `25.50` are the same amount). */
+function shownEqual(shown: unknown, requested: string): boolean {
+  const text = scalarText(shown);
+  if (text === undefined || masked(shown)) return false;
   if (text === requested) return true;
   return (
     isDecimalString(text) && isDecimalString(requested) && compareDecimal(text, requested) === 0
   );
+}
+
+/** Masked by the provider (`••••6789`, `****6789`): present, but proves nothing. */
+function masked(value: unknown): boolean {
+  const text = scalarText(value);
+  return text !== undefined && /[•*]/.test(text);
 }

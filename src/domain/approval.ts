@@ -84,8 +84,11 @@ export interface ProviderOutcome {
 
 export interface Reconciliation {
   checkedAt: string;
-  /** `found`: a matching record exists (so it was executed); `not_found`: none seen yet. */
-  result: 'found' | 'not_found' | 'check_failed';
+  /**
+   * `found`: exactly one record shows the request's effect (so it was executed); `ambiguous`:
+   * several could be it, a person must look; `not_found`: none seen yet.
+   */
+  result: 'found' | 'ambiguous' | 'not_found' | 'check_failed';
   providerId?: string | undefined;
   providerStatus?: string | undefined;
   detail: string;

@@ -326,6 +326,9 @@ function reconciliationText(reconciliation: Reconciliation | undefined): string 
   if (reconciliation.result === 'not_found') {
     return `${checked} *not found yet* — no matching operation seen at the provider.${tail}`;
   }
+  if (reconciliation.result === 'ambiguous') {
+    return `${checked} *several operations could be this one* — a person must check at the provider before anything else.${tail}`;
+  }
   return `${checked} *the check failed*, so nothing is known yet.${tail}`;
 }
 

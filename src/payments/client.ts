@@ -199,9 +199,10 @@ export class PaymentsClient {
       });
       status = response.statusCode;
       requestId = requestIdFromHeaders(response.headers);
-      const limit = status >= 400 ? MAX_ERROR_BODY_BYTES : MAX_BODY_BYTES;
+      const limit = status >= 300 ? MAX_ERROR_BODY_BYTES : MAX_BODY_BYTES;
       const text = await readText(response.body, limit);
-      if (status >= 400)
+      // Only a 2xx is a success: redirects are not followed (a write must not be resent).
+      if (status >= 300)
         throw this.#httpError(operationId, isWrite, status, requestId, text, response.headers);
       return {
         operationId,
@@ -271,6 +272,12 @@ export class PaymentsClient {
     }
     if (status === 403 && codeOrMessage.includes('INSUFFICIENT_API_KEY_SCOPE')) {
       return new InsufficientScopeError(summary, details);
+    }
+    if (status < 400) {
+      // A redirect: a write may already have been done (303 after a POST), a read was not.
+      return isWrite
+        ? new OutcomeUnknownError('unexpected_reply', details)
+        : new RequestRejectedError(summary, details);
     }
     if (status >= 500) {
       return isWrite

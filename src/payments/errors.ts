@@ -148,11 +148,12 @@ export type UnknownOutcomeReason =
   | 'timeout'
   | 'connection_lost'
   | 'server_error'
-  | 'unreadable_success_reply';
+  | 'unreadable_success_reply'
+  | 'unexpected_reply';
 
 /**
  * A write that may or may not have been executed: it timed out, lost its connection after
- * it was sent, got a 5xx, or got a success whose body could not be read. Never retry it:
+ * it was sent, got a 5xx or a redirect, or got a success whose body could not be read. Never retry it:
  * read the matching list to learn what happened first (spec part 4, rules 2 and 3).
  */
 export class OutcomeUnknownError extends PaymentsApiError {
@@ -179,6 +180,7 @@ const REASON_WORDS: Record<UnknownOutcomeReason, string> = {
   connection_lost: 'the connection dropped after the request was sent',
   server_error: 'the provider failed while handling it',
   unreadable_success_reply: 'the provider accepted it but its reply could not be read',
+  unexpected_reply: 'the provider answered with a redirect, which payops does not follow',
 };
 
 function describeProvider(error: PaymentsApiError): string {

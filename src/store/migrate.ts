@@ -10,9 +10,6 @@ const MIGRATION_LOCK = 72_450_001;
  * `schema_migrations`. Replicas starting together wait on an advisory lock instead of racing.
  */
 export async function migrate(db: Database): Promise<string[]> {
-  await db.exec(
-    'create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())',
-  );
   const files = readdirSync(MIGRATIONS_DIR)
     .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
     .sort();
@@ -20,7 +17,12 @@ export async function migrate(db: Database): Promise<string[]> {
   for (const file of files) {
     const version = file.slice(0, 4);
     const done = await db.transaction(async (tx) => {
+      // Everything, the bookkeeping table included, under the lock: replicas starting together
+      // on a new database would otherwise race to create it.
       await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await tx.exec(
+        'create table if not exists schema_migrations (version text primary key, applied_at timestamptz not null default now())',
+      );
       const seen = await tx.query('select 1 from schema_migrations where version = $1', [version]);
       if (seen.length > 0) return false;
       await tx.exec(readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8'));

@@ -32,10 +32,14 @@ export interface TestDatabase {
 }
 
 /** A fresh, migrated database: in-memory PGlite, or a new database on the test server. */
-export async function freshDatabase(engine: Engine): Promise<TestDatabase> {
+export async function freshDatabase(
+  engine: Engine,
+  options: { migrated?: boolean } = {},
+): Promise<TestDatabase> {
+  const migrated = options.migrated ?? true;
   if (engine === 'pglite') {
     const db = await openPglite(undefined);
-    await migrate(db);
+    if (migrated) await migrate(db);
     return { db, url: undefined, drop: () => db.close() };
   }
   const adminUrl = process.env.TEST_DATABASE_URL as string;
@@ -47,7 +51,7 @@ export async function freshDatabase(engine: Engine): Promise<TestDatabase> {
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = await openPostgres(url.toString());
-  await migrate(db);
+  if (migrated) await migrate(db);
   return {
     db,
     url: url.toString(),

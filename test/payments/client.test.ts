@@ -320,6 +320,26 @@ describe('bounds', () => {
   });
 });
 
+describe('a provider answering with a redirect', () => {
+  it('a write is outcome unknown (never counted as done, never followed); a read is refused', async () => {
+    const server = createHttpServer((_req, res) => {
+      res.writeHead(307, { location: 'https://elsewhere.example/v1/payouts' });
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const redirecting = clientFor(`http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`);
+    const write = await redirecting
+      .call('createPayout', EXAMPLE_CALLS.createPayout)
+      .catch((e) => e);
+    const read = await redirecting.call('listPayouts').catch((e) => e);
+    await redirecting.close();
+    server.close();
+    expect(write).toBeInstanceOf(OutcomeUnknownError);
+    expect(write).toMatchObject({ reason: 'unexpected_reply', status: 307 });
+    expect(read).toBeInstanceOf(RequestRejectedError);
+  });
+});
+
 describe('a write waiting for a connection', () => {
   it('is reported not sent when no slot frees up within its deadline', async () => {
     const busy = clientFor(sandbox.url, { maxInFlight: 1, writeTimeoutMs: 300, readRetries: 0 });

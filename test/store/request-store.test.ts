@@ -36,6 +36,16 @@ describe.each(engines())('request store on %s', (engine) => {
     expect(await migrate(database.db)).toEqual([]);
   });
 
+  it('replicas migrating a new database at the same time do not collide', async () => {
+    const fresh = await freshDatabase(engine, { migrated: false });
+    try {
+      const results = await Promise.all(Array.from({ length: 6 }, () => migrate(fresh.db)));
+      expect(results.flat()).toEqual(['0001_payment_requests.sql']);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it('creates a pending request that keeps the exact body and its fingerprint', async () => {
     const request = await store.create(newRequest());
     expect(request).toMatchObject({

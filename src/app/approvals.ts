@@ -131,7 +131,13 @@ export class ApprovalWorkflow {
    * One approval click. Permissions are checked now, at the click; the rules (not one's own
    * request, once per person, pending, not expired, from its own message) under the row lock.
    */
-  async approve(id: number, approverId: string, origin: ClickOrigin): Promise<ApproveResult> {
+  async approve(
+    id: number,
+    approverId: string,
+    origin: ClickOrigin,
+    /** Told of the claim before the call, so Slack can show "executing" meanwhile. */
+    onClaimed?: (request: PaymentRequest) => void,
+  ): Promise<ApproveResult> {
     const decision = await this.canApprove(approverId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
     const result = await this.#deps.store.approve(
@@ -142,6 +148,7 @@ export class ApprovalWorkflow {
         this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
     );
     if (result.kind !== 'claimed') return result;
+    onClaimed?.(result.request);
     return { kind: 'executed', request: await this.#execute(result.request) };
   }
 
@@ -220,6 +227,14 @@ export class ApprovalWorkflow {
         message: 'The stored payload no longer matches what was approved; nothing was sent.',
       });
     }
+    // A freeze that came after the claim still stops the call: nothing has been sent yet.
+    const freeze = await this.#deps.store.freezeState();
+    if (freeze.frozen) {
+      log.warn('payments frozen after the approval; not sent');
+      return this.#finish(request, 'failed', {
+        message: `Payments were frozen (${freeze.reason ?? 'no reason given'}) before it was sent: nothing was sent. Make a new request after /pay unfreeze.`,
+      });
+    }
     try {
       const response = await client.call(request.operationId, {
         path: request.path,
@@ -276,7 +291,11 @@ export class ApprovalWorkflow {
   }
 
   #clickRefusal(request: PaymentRequest, origin: ClickOrigin): string | undefined {
-    if (request.channelId !== origin.channelId || request.messageTs !== origin.messageTs) {
+    if (
+      !request.channelId ||
+      request.channelId !== origin.channelId ||
+      request.messageTs !== origin.messageTs
+    ) {
       return `Request #${request.id} can only be decided from its own approval message.`;
     }
     return undefined;

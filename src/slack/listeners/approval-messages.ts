@@ -19,6 +19,7 @@ export class ApprovalMessages {
   readonly #workflow: ApprovalWorkflow;
   readonly #channelId: string;
   readonly #logger: Logger;
+  readonly #refreshing = new Map<number, Promise<void>>();
 
   constructor(web: WebClient, workflow: ApprovalWorkflow, channelId: string, logger: Logger) {
     this.#web = web;
@@ -43,16 +44,31 @@ export class ApprovalMessages {
     return { request: { ...request, channelId, messageTs: ts }, permalink };
   }
 
-  /** Re-renders the message; tells the requester in its thread when the status moved on. */
-  async refresh(
-    request: PaymentRequest,
+  /**
+   * Re-renders the message from the store as it is now (never from a caller's older copy), one
+   * refresh at a time per request, so a slower update can never overwrite a newer one. With
+   * `notify`, the requester is told in the thread.
+   */
+  refresh(
+    request: Pick<PaymentRequest, 'id'>,
     options: { notify?: boolean } = { notify: true },
   ): Promise<void> {
-    if (!request.channelId || !request.messageTs) return;
+    const previous = this.#refreshing.get(request.id) ?? Promise.resolve();
+    const next = previous.then(() => this.#redraw(request.id, options.notify !== false));
+    this.#refreshing.set(request.id, next);
+    void next.finally(() => {
+      if (this.#refreshing.get(request.id) === next) this.#refreshing.delete(request.id);
+    });
+    return next;
+  }
+
+  async #redraw(id: number, notify: boolean): Promise<void> {
     try {
+      const request = await this.#workflow.store.get(id);
+      if (!request?.channelId || !request.messageTs) return;
       const card = renderApprovalCard(request, await this.#context());
       await this.#web.chat.update({ channel: request.channelId, ts: request.messageTs, ...card });
-      if (options.notify !== false) {
+      if (notify) {
         await this.#web.chat.postMessage({
           channel: request.channelId,
           thread_ts: request.messageTs,
@@ -60,10 +76,7 @@ export class ApprovalMessages {
         });
       }
     } catch (error) {
-      this.#logger.warn(
-        { err: error, requestId: request.id },
-        'could not update the approval message',
-      );
+      this.#logger.warn({ err: error, requestId: id }, 'could not update the approval message');
     }
   }
 

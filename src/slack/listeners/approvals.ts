@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow, Denied } from '../../app/approvals.ts';
@@ -39,98 +40,66 @@ export interface ApprovalDeps {
 export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTION.approve, async ({ ack, body, action, respond }) => {
     await ack();
-    const id = requestIdOf(action.value);
-    if (id === undefined) return tell(respond, 'That button does not name a request.');
-    const result = await deps.workflow.approve(id, body.user.id, originOf(body));
-    switch (result.kind) {
-      case 'not_allowed':
-        return tell(respond, deniedText(result, deps.accessAdmin));
-      case 'not_found':
-        return tell(respond, `Request #${id} does not exist.`);
-      case 'refused':
-        return tell(respond, result.reason);
-      case 'frozen':
-        await deps.messages.refresh(result.request, { notify: false });
-        return tell(
-          respond,
-          `Payments are frozen (${result.freeze.reason ?? 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`,
-        );
-      case 'recorded':
-        await deps.messages.refresh(result.request, { notify: false });
-        return tell(
-          respond,
-          `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`,
-        );
-      case 'executed':
-        return deps.messages.refresh(result.request);
-    }
+    await guarded(deps, respond, () => approve(deps, body, action, respond));
   });
 
   app.action<BlockAction<ButtonAction>>(
     ACTION.reject,
     async ({ ack, body, action, client, respond }) => {
       await ack();
-      const id = requestIdOf(action.value);
-      if (id === undefined) return tell(respond, 'That button does not name a request.');
-      const decision = await deps.workflow.canApprove(body.user.id);
-      if (!decision.allowed)
-        return tell(respond, deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
-      const request = await deps.workflow.store.get(id);
-      const origin = originOf(body);
-      if (
-        !request ||
-        request.channelId !== origin.channelId ||
-        request.messageTs !== origin.messageTs
-      ) {
-        return tell(respond, `Request #${id} can only be decided from its own approval message.`);
-      }
-      if (request.status !== 'pending')
-        return tell(respond, `Request #${id} is already ${request.status}.`);
-      await client.views.open({ trigger_id: body.trigger_id, view: buildRejectReasonModal(id) });
+      await guarded(deps, respond, async () => {
+        const id = requestIdOf(action.value);
+        if (id === undefined) return tell(respond, 'That button does not name a request.');
+        const decision = await deps.workflow.canApprove(body.user.id);
+        if (!decision.allowed) {
+          return tell(respond, deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
+        }
+        // The click's origin travels with the form; the workflow checks it when the reason comes.
+        const view = buildRejectReasonModal(id);
+        view.private_metadata = JSON.stringify({ id, ...originOf(body) });
+        await client.views.open({ trigger_id: body.trigger_id, view });
+      });
     },
   );
 
   app.action<BlockAction<ButtonAction>>(ACTION.cancel, async ({ ack, body, action, respond }) => {
     await ack();
-    const id = requestIdOf(action.value);
-    if (id === undefined) return tell(respond, 'That button does not name a request.');
-    const result = await deps.workflow.cancel(id, body.user.id);
-    if (result.kind === 'done') {
-      await deps.messages.refresh(result.request);
-      return tell(respond, `Request #${id} is cancelled; nothing was sent.`);
-    }
-    return tell(
-      respond,
-      result.kind === 'refused' ? result.reason : `Request #${id} does not exist.`,
-    );
+    await guarded(deps, respond, async () => {
+      const id = requestIdOf(action.value);
+      if (id === undefined) return tell(respond, 'That button does not name a request.');
+      const result = await deps.workflow.cancel(id, body.user.id);
+      if (result.kind === 'done') {
+        await deps.messages.refresh(result.request);
+        return tell(respond, `Request #${id} is cancelled; nothing was sent.`);
+      }
+      return tell(
+        respond,
+        result.kind === 'refused' ? result.reason : `Request #${id} does not exist.`,
+      );
+    });
   });
 
   app.view<ViewSubmitAction>(VIEW.rejectReason, async ({ ack, view, body }) => {
-    const id = requestIdOf(view.private_metadata);
+    const errors = (reason: string) => ack({ response_action: 'errors', errors: { reason } });
+    const form = rejectFormOf(view.private_metadata);
     const reason = (view.state.values.reason?.reason?.value ?? '').trim();
-    if (id === undefined)
-      return ack({
-        response_action: 'errors',
-        errors: { reason: 'This form is not for a known request.' },
-      });
-    if (!reason)
-      return ack({
-        response_action: 'errors',
-        errors: { reason: 'Say why, so the requester can fix it.' },
-      });
-    const request = await deps.workflow.store.get(id);
-    const result = await deps.workflow.reject(id, body.user.id, reason.slice(0, 500), {
-      channelId: request?.channelId,
-      messageTs: request?.messageTs,
-    });
+    if (!form) return errors('This form is not for a known request.');
+    if (!reason) return errors('Say why, so the requester can fix it.');
+    let result: Awaited<ReturnType<ApprovalWorkflow['reject']>>;
+    try {
+      result = await deps.workflow.reject(form.id, body.user.id, reason.slice(0, 500), form);
+    } catch (error) {
+      deps.logger.error({ err: error, requestId: form.id }, 'rejecting failed inside payops');
+      return errors('payops could not record the rejection just now; nothing changed. Try again.');
+    }
     if (result.kind !== 'done') {
-      const message =
+      return errors(
         result.kind === 'refused'
           ? result.reason
           : result.kind === 'not_found'
-            ? `Request #${id} does not exist.`
-            : deniedText(result, deps.accessAdmin);
-      return ack({ response_action: 'errors', errors: { reason: message } });
+            ? `Request #${form.id} does not exist.`
+            : deniedText(result, deps.accessAdmin),
+      );
     }
     await ack();
     await deps.messages.refresh(result.request);
@@ -158,7 +127,16 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
     }
     await ack();
     const channelId = channelOfMetadata(view.private_metadata);
-    const answer = await createRequest(deps, validated.intent, body.user.id, channelId);
+    let answer: SlackMessage;
+    try {
+      answer = await createRequest(deps, validated.intent, body.user.id, channelId);
+    } catch (error) {
+      const reference = randomUUID().slice(0, 8);
+      deps.logger.error({ err: error, reference }, 'a request from the form failed inside payops');
+      answer = notice(
+        `Your request could not be stored (reference ${reference}): nothing was created. Try again.`,
+      );
+    }
     if (channelId) {
       await client.chat
         .postEphemeral({ channel: channelId, user: body.user.id, ...answer })
@@ -286,6 +264,22 @@ function channelOfMetadata(privateMetadata: string): string | undefined {
   }
 }
 
+/** The reject form's request and where its Reject button was clicked. */
+function rejectFormOf(
+  privateMetadata: string,
+): { id: number; channelId: string | undefined; messageTs: string | undefined } | undefined {
+  try {
+    const parsed = JSON.parse(privateMetadata) as Record<string, unknown>;
+    const id = requestIdOf(String(parsed.id));
+    const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+    return id === undefined
+      ? undefined
+      : { id, channelId: text(parsed.channelId), messageTs: text(parsed.messageTs) };
+  } catch {
+    return undefined;
+  }
+}
+
 function requestIdOf(value: string | undefined): number | undefined {
   return value && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
@@ -315,4 +309,61 @@ async function tell(respond: RespondFn, text: string): Promise<void> {
   await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(
     () => undefined,
   );
+}
+
+async function approve(
+  deps: ApprovalDeps,
+  body: BlockAction<ButtonAction>,
+  action: ButtonAction,
+  respond: RespondFn,
+): Promise<void> {
+  const id = requestIdOf(action.value);
+  if (id === undefined) return tell(respond, 'That button does not name a request.');
+  const result = await deps.workflow.approve(id, body.user.id, originOf(body), (claimed) => {
+    // Shown while the one call is in flight; the final state follows in the same queue.
+    void deps.messages.refresh(claimed, { notify: false });
+  });
+  switch (result.kind) {
+    case 'not_allowed':
+      return tell(respond, deniedText(result, deps.accessAdmin));
+    case 'not_found':
+      return tell(respond, `Request #${id} does not exist.`);
+    case 'refused':
+      return tell(respond, result.reason);
+    case 'frozen':
+      await deps.messages.refresh(result.request, { notify: false });
+      return tell(
+        respond,
+        `Payments are frozen (${result.freeze.reason ?? 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`,
+      );
+    case 'recorded':
+      await deps.messages.refresh(result.request, { notify: false });
+      return tell(
+        respond,
+        `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`,
+      );
+    case 'executed':
+      return deps.messages.refresh(result.request);
+  }
+}
+
+/**
+ * Runs an interaction's work after its ack. A failure inside payops is logged with a reference
+ * and told to the person who clicked, never left unanswered.
+ */
+async function guarded(
+  deps: ApprovalDeps,
+  respond: RespondFn,
+  work: () => Promise<void>,
+): Promise<void> {
+  try {
+    await work();
+  } catch (error) {
+    const reference = randomUUID().slice(0, 8);
+    deps.logger.error({ err: error, reference }, 'interaction failed inside payops');
+    await tell(
+      respond,
+      `Something failed inside payops (reference ${reference}). Check the request's approval message before doing anything else.`,
+    );
+  }
 }

@@ -127,7 +127,9 @@ export async function startBot(
   const sweep = () =>
     workflow
       .sweep()
-      .then((changed) => Promise.all(changed.map((request) => messages.refresh(request))))
+      .then((changes) =>
+        Promise.all(changes.map(({ request, notify }) => messages.refresh(request, { notify }))),
+      )
       .catch((error) => logger.error({ err: error }, 'sweep failed'));
   await sweep();
   const sweeper = setInterval(sweep, config.approvals.sweepIntervalMs);

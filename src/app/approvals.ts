@@ -63,11 +63,20 @@ export type ApproveResult =
   /** The last approval: the one call was made; `request.status` says how it went. */
   | { kind: 'executed'; request: PaymentRequest };
 
+/** A request the sweep changed, and whether its requester should be told in the thread. */
+export interface SweepChange {
+  request: PaymentRequest;
+  notify: boolean;
+}
+
 export type DecideResult =
   | Denied
   | { kind: 'not_found' }
   | { kind: 'refused'; reason: string; request: PaymentRequest }
   | { kind: 'done'; request: PaymentRequest };
+
+const RECHECK_AFTER_MS = 60_000;
+const RECHECK_FOR_MS = 7 * 24 * 3_600_000;
 
 export class ApprovalWorkflow {
   readonly #deps: WorkflowDeps;
@@ -208,12 +217,34 @@ export class ApprovalWorkflow {
    * Expires pending requests past their time, and turns executions abandoned by a dead
    * process into `unknown` (then reconciles them) — never re-executing anything.
    */
-  async sweep(): Promise<PaymentRequest[]> {
+  async sweep(): Promise<SweepChange[]> {
     const now = this.#now();
     const expired = await this.#deps.store.expireDue(now);
     const abandoned = await this.#deps.store.recoverStale(this.#deps.leaseMs);
-    const reconciled = await Promise.all(abandoned.map((request) => this.#reconcile(request)));
-    return [...expired, ...reconciled];
+    // An unknown outcome not yet seen at the provider is looked for again, every sweep at most
+    // once a minute, for a week: a late record must not go unnoticed and invite a second request.
+    const unresolved = await this.#deps.store.listUnresolved(RECHECK_AFTER_MS, RECHECK_FOR_MS);
+    const checks = await Promise.allSettled([
+      ...abandoned.map(async (request) => ({
+        request: await this.#reconcile(request),
+        notify: true,
+      })),
+      ...unresolved.map(async (request) => {
+        const rechecked = await this.#reconcile(request);
+        // Tell people only when something was learnt, not at every fruitless look.
+        const learnt = ['found', 'ambiguous'].includes(rechecked.reconciliation?.result ?? '');
+        return { request: rechecked, notify: learnt };
+      }),
+    ]);
+    for (const check of checks) {
+      if (check.status === 'rejected') {
+        this.#deps.logger.error({ err: check.reason }, 'reconciliation failed; retried next sweep');
+      }
+    }
+    const reconciled = checks.flatMap((check) =>
+      check.status === 'fulfilled' ? [check.value] : [],
+    );
+    return [...expired.map((request) => ({ request, notify: true })), ...reconciled];
   }
 
   /** The one call to the provider, for a request this process has just claimed. */
@@ -278,7 +309,11 @@ export class ApprovalWorkflow {
   }
 
   async #reconcile(request: PaymentRequest): Promise<PaymentRequest> {
-    const reconciliation = await reconcile(this.#deps.client, request, this.#now());
+    const reconciliation = await reconcile(this.#deps.client, request, {
+      now: this.#now(),
+      // A fresh look when the key may ask for one (sync=true needs resources:write).
+      sync: this.#deps.keyScopes.includes('resources:write'),
+    });
     this.#deps.logger.warn(
       {
         requestId: request.id,

@@ -17,8 +17,9 @@ const CLOCK_SKEW_MS = 60_000;
 export async function reconcile(
   client: PaymentsClient,
   request: PaymentRequest,
-  now = new Date(),
+  options: { now?: Date; sync?: boolean } = {},
 ): Promise<Reconciliation> {
+  const now = options.now ?? new Date();
   const spec: OperationSpec = OPERATIONS[request.operationId];
   const checkedAt = now.toISOString();
   if (!spec.reconcileWith) {
@@ -26,7 +27,10 @@ export async function reconcile(
   }
   let items: unknown[];
   try {
-    const query = spec.reconcileWith === 'listTransfers' ? { limit: 100 } : {};
+    const query = {
+      ...(spec.reconcileWith === 'listTransfers' ? { limit: 100 } : {}),
+      ...(options.sync ? { sync: true } : {}),
+    };
     const response = await client.call(spec.reconcileWith, { query });
     items = findList(response.body)?.items ?? [];
   } catch (error) {

@@ -292,6 +292,26 @@ export class RequestStore {
     );
   }
 
+  /**
+   * Unknown outcomes still unresolved — never checked, or not found / check failed at least
+   * `recheckAfterMs` ago — updated within the last `forMs`, oldest check first.
+   */
+  async listUnresolved(recheckAfterMs: number, forMs: number): Promise<PaymentRequest[]> {
+    const rows = await this.#db.query<Row>(
+      `${SELECT_REQUEST}
+       where r.status = 'unknown'
+         and r.created_at > now() - make_interval(secs => $2::double precision / 1000)
+         and (r.reconciliation is null
+              or (r.reconciliation->>'result' in ('not_found', 'check_failed')
+                  and (r.reconciliation->>'checkedAt')::timestamptz
+                      <= now() - make_interval(secs => $1::double precision / 1000)))
+       order by r.reconciliation->>'checkedAt' nulls first
+       limit 20`,
+      [recheckAfterMs, forMs],
+    );
+    return rows.map(toRequest);
+  }
+
   async #sweep(
     sql: string,
     parameter: string | number,

@@ -162,6 +162,25 @@ describe.each(engines())('request store on %s', (engine) => {
     expect((await store.history(request.id)).map((entry) => entry.event)).toContain('late_outcome');
   });
 
+  it('lists unknown outcomes still to be looked for, until one is found', async () => {
+    const request = await store.create(newRequest());
+    await store.approve(request.id, 'U0BOB', 'test', noRule);
+    await store.finishExecution(request.id, 'unknown', { message: 'timeout' });
+    const ids = async (recheckAfterMs: number) =>
+      (await store.listUnresolved(recheckAfterMs, 3_600_000)).map((entry) => entry.id);
+    expect(await ids(60_000)).toContain(request.id);
+    const checked = { checkedAt: new Date().toISOString(), detail: '' };
+    await store.recordReconciliation(request.id, { ...checked, result: 'not_found' });
+    expect(await ids(60_000)).not.toContain(request.id);
+    expect(await ids(0)).toContain(request.id);
+    await store.recordReconciliation(request.id, {
+      ...checked,
+      result: 'found',
+      providerId: 'po_9',
+    });
+    expect(await ids(0)).not.toContain(request.id);
+  });
+
   it('keeps an append-only audit log', async () => {
     const request = await store.create(newRequest());
     await store.approve(request.id, 'U0BOB', 'test', noRule);

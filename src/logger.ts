@@ -1,5 +1,5 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
-import { redactForLog, redactSensitiveText } from './domain/masking.ts';
+import { maskLongNumbers, redactForLog, redactSensitiveText } from './domain/masking.ts';
 
 export type { Logger } from 'pino';
 
@@ -45,6 +45,9 @@ export function createLogger(options: LoggerOptions): Logger {
         ],
         censor: '[REDACTED]',
       },
+      // Errors keep their type, code, message and stack only: a driver's extra fields (a
+      // PostgreSQL error's `detail` quotes the failing row) never reach a line.
+      serializers: { err: serializeError },
       formatters: {
         log: (object) => redactForLog(object) as Record<string, unknown>,
       },
@@ -59,4 +62,18 @@ export function createLogger(options: LoggerOptions): Logger {
     },
     scrubbing,
   );
+}
+
+function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const scrub = (text: string | undefined) =>
+    text === undefined ? undefined : maskLongNumbers(redactSensitiveText(text));
+  const code = (error as { code?: unknown }).code;
+  return {
+    type: error.name,
+    message: scrub(error.message),
+    ...(typeof code === 'string' || typeof code === 'number' ? { code } : {}),
+    stack: scrub(error.stack),
+    ...(error.cause === undefined ? {} : { cause: serializeError(error.cause) }),
+  };
 }

@@ -5,6 +5,7 @@ import {
   type ProviderOutcome,
   type WriteIntent,
 } from '../domain/approval.ts';
+import { maskLongNumbers } from '../domain/masking.ts';
 import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
 import { approvalRefusal, expiryMs, type Policy, requiredApprovals } from '../domain/policy.ts';
 import type { Logger } from '../logger.ts';
@@ -349,11 +350,12 @@ function pendingRefusal(request: PaymentRequest): string | undefined {
     : `Request #${request.id} is already ${request.status}.`;
 }
 
+/** What the provider said, with any account-like number in its words masked. */
 function outcomeOf(error: PaymentsApiError): ProviderOutcome {
   return {
     status: error.status,
     requestId: error.requestId,
-    code: error.providerCode ?? error.code,
-    message: error.providerMessage ?? error.userMessage(),
+    code: maskLongNumbers(error.providerCode ?? error.code),
+    message: maskLongNumbers(error.providerMessage ?? error.userMessage()),
   };
 }

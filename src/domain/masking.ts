@@ -69,3 +69,11 @@ export function redactSensitiveText(text: string): string {
     return `${prefix}${quote}[redacted]${quote}`;
   });
 }
+
+/**
+ * Any run of 6 or more digits, as in an account number quoted inside a provider's error
+ * message, becomes `••••1234`. For free text payops shows or stores but did not write.
+ */
+export function maskLongNumbers(text: string): string {
+  return text.replace(/\d{6,}/g, (digits) => `${MASK}${digits.slice(-4)}`);
+}

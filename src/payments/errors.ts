@@ -1,3 +1,4 @@
+import { maskLongNumbers } from '../domain/masking.ts';
 import type { OperationId } from '../domain/operations.ts';
 
 /**
@@ -65,7 +66,8 @@ export abstract class PaymentsApiError extends Error {
       operationId: this.operationId,
       status: this.status,
       providerCode: this.providerCode,
-      providerMessage: this.providerMessage,
+      // A provider may quote an account number in its message; logs get it masked.
+      providerMessage: this.providerMessage && maskLongNumbers(this.providerMessage),
       requestId: this.requestId,
       outcome: this.outcome,
     };

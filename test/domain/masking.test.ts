@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { maskAccount, redactForLog, redactSensitiveText } from '../../src/domain/masking.ts';
+import {
+  maskAccount,
+  maskLongNumbers,
+  redactForLog,
+  redactSensitiveText,
+} from '../../src/domain/masking.ts';
 
 describe('masking banking details', () => {
   it('shows only the last four characters', () => {
@@ -42,6 +47,12 @@ describe('masking banking details', () => {
     );
     expect(redactSensitiveText('beneficiary_name="Jane Roe" amount=1')).toBe(
       'beneficiary_name="[redacted]" amount=1',
+    );
+  });
+
+  it('masks account-like numbers inside free text it did not write', () => {
+    expect(maskLongNumbers('account 000123456789 is closed; amount 12.50 on 2026-11-22')).toBe(
+      'account ••••6789 is closed; amount 12.50 on 2026-11-22',
     );
   });
 });

@@ -335,7 +335,8 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     const detail = await ask(r, `request ${id}`, { userId: 'U0BOB' });
     expect(detail.shown).toContain('requested (→ pending)');
     expect((await ask(r, 'audit', { userId: 'U0DAVE' })).shown).toMatch(/not set up|ask/i);
-    await ask(r, 'audit', { userId: 'U0BOB' });
+    // Typed in #payops, delivered only to the approvals channel.
+    expect((await ask(r, 'audit', { userId: 'U0BOB' })).shown).toContain(`<#${APPROVALS}>`);
     const file = r.slack.files().at(-1);
     const csv = file?.bytes?.toString('utf8') ?? '';
     expect(csv.split('\r\n')[0]).toBe(

@@ -72,16 +72,18 @@ export async function answerAdminCommand(
       );
     }
     case 'audit': {
+      // The audit log names every request and approver: it goes to the approvals channel only,
+      // wherever the command was typed.
       const entries = await deps.workflow.store.auditLog();
       await client.files.uploadV2({
-        channel_id: command.channel_id,
+        channel_id: deps.messages.channelId,
         filename: `payops-audit-${new Date().toISOString().slice(0, 10)}.csv`,
         title: 'payops audit log',
         content: auditCsv(entries),
         initial_comment: `<@${command.user_id}> asked for the audit log: ${entries.length} events.`,
       });
       return notice(
-        `The audit log (${entries.length} events) is attached in this channel as a CSV.`,
+        `The audit log (${entries.length} events) is attached as a CSV in <#${deps.messages.channelId}>.`,
       );
     }
   }

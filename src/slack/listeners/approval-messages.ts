@@ -17,14 +17,15 @@ import {
 export class ApprovalMessages {
   readonly #web: WebClient;
   readonly #workflow: ApprovalWorkflow;
-  readonly #channelId: string;
+  /** The approvals channel: approval messages, and the audit CSV, go there only. */
+  readonly channelId: string;
   readonly #logger: Logger;
   readonly #refreshing = new Map<number, Promise<void>>();
 
   constructor(web: WebClient, workflow: ApprovalWorkflow, channelId: string, logger: Logger) {
     this.#web = web;
     this.#workflow = workflow;
-    this.#channelId = channelId;
+    this.channelId = channelId;
     this.#logger = logger;
   }
 
@@ -33,9 +34,9 @@ export class ApprovalMessages {
     request: PaymentRequest,
   ): Promise<{ request: PaymentRequest; permalink: string | undefined }> {
     const card = renderApprovalCard(request, await this.#context());
-    const posted = await this.#web.chat.postMessage({ channel: this.#channelId, ...card });
+    const posted = await this.#web.chat.postMessage({ channel: this.channelId, ...card });
     const ts = posted.ts as string;
-    const channelId = (posted.channel as string | undefined) ?? this.#channelId;
+    const channelId = (posted.channel as string | undefined) ?? this.channelId;
     await this.#workflow.store.attachMessage(request.id, channelId, ts);
     const permalink = await this.#web.chat
       .getPermalink({ channel: channelId, message_ts: ts })

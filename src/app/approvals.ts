@@ -3,6 +3,7 @@ import {
   fingerprint,
   type PaymentRequest,
   type ProviderOutcome,
+  type RequestLabels,
   type WriteIntent,
 } from '../domain/approval.ts';
 import { maskLongNumbers } from '../domain/masking.ts';
@@ -11,7 +12,7 @@ import { approvalRefusal, expiryMs, type Policy, requiredApprovals } from '../do
 import type { Logger } from '../logger.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
-import { findRecord, recordIdentity } from '../payments/response-shape.ts';
+import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
 import type { FreezeState, RequestStore } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
 import { reconcile } from './reconcile.ts';
@@ -124,6 +125,7 @@ export class ApprovalWorkflow {
       requiredApprovals: requiredApprovals(this.#deps.policy, intent),
       expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
       requesterChannelId: channelId,
+      labels: await this.#labelsFor(intent),
     });
     this.#deps.logger.info(
       {
@@ -246,6 +248,44 @@ export class ApprovalWorkflow {
       check.status === 'fulfilled' ? [check.value] : [],
     );
     return [...expired.map((request) => ({ request, notify: true })), ...reconciled];
+  }
+
+  /**
+   * Names for the approval message: the recipient's and the wallet's, read from the provider.
+   * Best effort — a failed lookup leaves the identifier alone — and never part of what is sent.
+   */
+  async #labelsFor(intent: WriteIntent): Promise<RequestLabels | undefined> {
+    const recipientId = intent.fields.external_account_id ?? intent.path.externalAccountId;
+    const walletId = intent.fields.wallet_id;
+    const [recipient, wallet] = await Promise.all([
+      recipientId ? this.#recipientName(recipientId) : undefined,
+      walletId ? this.#walletLabel(walletId) : undefined,
+    ]);
+    if (!recipient && !wallet) return undefined;
+    return { recipientName: recipient, walletLabel: wallet };
+  }
+
+  async #recipientName(externalAccountId: string): Promise<string | undefined> {
+    try {
+      const response = await this.#deps.client.call('getRecipient', {
+        path: { externalAccountId },
+      });
+      return recordIdentity(findRecord(response.body)).name;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #walletLabel(walletId: string): Promise<string | undefined> {
+    try {
+      const response = await this.#deps.client.call('listWallets');
+      const wallet = findList(response.body)?.items.find(
+        (item) => recordIdentity(item).id === walletId,
+      );
+      return wallet === undefined ? undefined : recordIdentity(wallet).name;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The one call to the provider, for a request this process has just claimed. */

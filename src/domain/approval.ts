@@ -115,7 +115,14 @@ export interface PaymentRequest {
   reason: string | undefined;
   outcome: ProviderOutcome | undefined;
   reconciliation: Reconciliation | undefined;
+  /** Names for the identifiers in the request, for people; never sent. */
+  labels?: RequestLabels | undefined;
   updatedAt: string;
+}
+
+export interface RequestLabels {
+  recipientName?: string | undefined;
+  walletLabel?: string | undefined;
 }
 
 export function fieldsOf(request: Pick<PaymentRequest, 'body'>): Record<string, string> {

@@ -2,6 +2,7 @@ import type {
   PaymentRequest,
   ProviderOutcome,
   Reconciliation,
+  RequestLabels,
   RequestStatus,
 } from '../domain/approval.ts';
 import type { WriteOperationId } from '../domain/operations.ts';
@@ -23,6 +24,7 @@ export interface NewRequest {
   requiredApprovals: number;
   expiresAt: Date;
   requesterChannelId: string | undefined;
+  labels?: RequestLabels | undefined;
 }
 
 export interface FreezeState {
@@ -73,8 +75,8 @@ export class RequestStore {
     return this.#db.transaction(async (tx) => {
       const [row] = await tx.query<{ id: unknown }>(
         `insert into payment_requests
-           (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id)
-         values ($1, $2, $3, $4, $5, $6, $7, $8) returning id`,
+           (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
         [
           request.operationId,
           JSON.stringify(request.path),
@@ -84,6 +86,7 @@ export class RequestStore {
           request.requiredApprovals,
           request.expiresAt.toISOString(),
           request.requesterChannelId ?? null,
+          request.labels ? JSON.stringify(request.labels) : null,
         ],
       );
       const id = Number(row?.id);
@@ -392,6 +395,7 @@ interface Row {
   reason: string | null;
   outcome: ProviderOutcome | null;
   reconciliation: Reconciliation | null;
+  labels: RequestLabels | null;
   approval_list: Array<{ userId: string; at: string }> | string;
 }
 
@@ -433,6 +437,7 @@ function toRequest(row: Row): PaymentRequest {
     reason: row.reason ?? undefined,
     outcome: row.outcome ?? undefined,
     reconciliation: row.reconciliation ?? undefined,
+    labels: row.labels ?? undefined,
     updatedAt: iso(row.updated_at),
   };
 }

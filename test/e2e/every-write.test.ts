@@ -48,6 +48,10 @@ describe('every write of the spec, requested in Slack and approved by someone el
           String(call.args.text).startsWith(`#${id} `) && /submitted/.test(String(call.args.text)),
       );
       expect(String(done.args.text)).toContain('not settled');
+      // A recipient is shown by name beside its id, as approvers need to see who is paid.
+      if (EXAMPLE_CALLS[operationId].body?.external_account_id) {
+        expect(JSON.stringify(card.args)).toContain('Northwind');
+      }
 
       const sent = r.sandbox.requests
         .filter((entry) => entry.operationId === operationId)

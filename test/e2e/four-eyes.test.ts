@@ -103,6 +103,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
         .find((call) => call.response && (call.response as { ts?: string }).ts === ts)?.args,
     );
     expect(card).toContain('25.50');
+    expect(card).toContain('ethereum'); // the wallet's label, looked up when it was requested
     expect(card).toContain('••••6789');
     expect(card).not.toContain('000123456789');
     expect(card).toContain(ACTION.approve);

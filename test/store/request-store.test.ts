@@ -40,7 +40,10 @@ describe.each(engines())('request store on %s', (engine) => {
     const fresh = await freshDatabase(engine, { migrated: false });
     try {
       const results = await Promise.all(Array.from({ length: 6 }, () => migrate(fresh.db)));
-      expect(results.flat()).toEqual(['0001_payment_requests.sql']);
+      expect(results.flat().sort()).toEqual([
+        '0001_payment_requests.sql',
+        '0002_request_labels.sql',
+      ]);
     } finally {
       await fresh.drop();
     }

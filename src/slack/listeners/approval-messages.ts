@@ -33,7 +33,10 @@ export class ApprovalMessages {
   async post(
     request: PaymentRequest,
   ): Promise<{ request: PaymentRequest; permalink: string | undefined }> {
-    const card = renderApprovalCard(request, await this.#context());
+    const card = renderApprovalCard(request, {
+      ...(await this.#context()),
+      labels: request.labels,
+    });
     const posted = await this.#web.chat.postMessage({ channel: this.channelId, ...card });
     const ts = posted.ts as string;
     const channelId = (posted.channel as string | undefined) ?? this.channelId;
@@ -67,7 +70,10 @@ export class ApprovalMessages {
     try {
       const request = await this.#workflow.store.get(id);
       if (!request?.channelId || !request.messageTs) return;
-      const card = renderApprovalCard(request, await this.#context());
+      const card = renderApprovalCard(request, {
+        ...(await this.#context()),
+        labels: request.labels,
+      });
       await this.#web.chat.update({ channel: request.channelId, ts: request.messageTs, ...card });
       if (notify) {
         await this.#web.chat.postMessage({

@@ -216,6 +216,7 @@ export function amountOf(fields: Readonly<Record<string, unknown>>): Amount | un
 function fieldValue(name: string, value: unknown, labels: CardLabels): string {
   const text = textOf(value);
   const kind = sensitiveKind(name);
+  if (name === 'destination_address') return code(abbreviatedAddress(text));
   if (kind === 'banking') return escapeMrkdwn(maskAccount(text));
   if (kind === 'secret') return '_hidden_';
   if (name === 'wallet_id' || name === 'walletId') return named(labels.walletLabel, text);
@@ -224,6 +225,16 @@ function fieldValue(name: string, value: unknown, labels: CardLabels): string {
   }
   if (/(_id|Id)$/.test(name) || FIELD_LABELS.get(name) === 'Rail') return code(text);
   return inlineText(text, 200) || '_empty_';
+}
+
+/**
+ * A crypto destination as its first and last 8 characters: an approver can check it against
+ * the intended address, and a look-alike (address poisoning copies the ends a wallet shows,
+ * usually 4–6 characters) would need 16 matching characters — out of reach — while the full
+ * address still never appears in Slack.
+ */
+function abbreviatedAddress(address: string): string {
+  return address.length > 20 ? `${address.slice(0, 8)}…${address.slice(-8)}` : maskAccount(address);
 }
 
 /** `*Acme payroll* · `wal_1``: the name people know, then the id that is sent. */

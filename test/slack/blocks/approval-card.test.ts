@@ -187,7 +187,7 @@ describe('renderApprovalCard: what exactly is asked', () => {
     );
   });
 
-  it('a crypto transfer masks its destination address and shows its rail', () => {
+  it('a crypto transfer shows its destination address by its first and last 8 characters, never whole', () => {
     const fields = {
       wallet_id: 'wal_1',
       amount: '1.000000',
@@ -197,7 +197,7 @@ describe('renderApprovalCard: what exactly is asked', () => {
       destination_address: '0x52908400098527886E0F7030069857D2E4169EE7',
     };
     const { text, json } = card(request({ operationId: 'createCryptoTransfer' }, fields));
-    expect(text).toContain('*Destination address:* ••••9EE7');
+    expect(text).toContain('*Destination address:* `0x529084…E4169EE7`');
     expect(text).toContain('*Rail:* `polygon`');
     expect(text).toContain('destination_currency: USDC');
     expect(json).not.toContain('0x52908400098527886E0F7030069857D2E4169EE7');

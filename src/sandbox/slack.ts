@@ -47,6 +47,11 @@ export interface SlackEmulationOptions extends Partial<SlackIdentity> {
   readonly responseUrlTtlMs?: number;
   /** The clock for trigger/response_url expiry, message ts and record times; tests may move it. */
   readonly now?: () => number;
+  /**
+   * Socket Mode: `apps.connections.open` with this app-level token answers this WebSocket URL,
+   * where the caller runs the Socket Mode side.
+   */
+  readonly socketMode?: { readonly appToken: string; readonly url: string };
 }
 
 export interface ApiCall {
@@ -102,6 +107,7 @@ const JSON_ARGUMENTS = ['blocks', 'attachments', 'view', 'files', 'metadata'] as
 export class SlackEmulation {
   /** `http://127.0.0.1:PORT`, no trailing slash. */
   readonly url: string;
+  private readonly socketMode: SlackEmulationOptions['socketMode'];
   /** `{url}/api/`, for the bot's `clientOptions.slackApiUrl`. */
   readonly apiUrl: string;
   readonly config: SlackIdentity;
@@ -122,6 +128,7 @@ export class SlackEmulation {
     this.url = `http://127.0.0.1:${port}`;
     this.apiUrl = `${this.url}/api/`;
     this.now = options.now ?? Date.now;
+    this.socketMode = options.socketMode;
     this.config = {
       signingSecret: options.signingSecret ?? DEFAULT_SLACK.signingSecret,
       botToken: options.botToken ?? DEFAULT_SLACK.botToken,
@@ -365,11 +372,19 @@ export class SlackEmulation {
     authorization: string | undefined,
     fault: Fault | undefined,
   ): ApiAnswer {
+    // Slack also takes the token as a form field.
+    const token = authorization?.match(/^Bearer (.+)$/)?.[1] ?? args.token;
+    if (method === 'apps.connections.open') {
+      // The only call made with the app-level token rather than the bot token.
+      if (!this.socketMode)
+        return { status: 200, reply: { ok: false, error: 'not_allowed_token_type' } };
+      if (token !== this.socketMode.appToken)
+        return { status: 200, reply: { ok: false, error: 'invalid_auth' } };
+      return { status: 200, reply: { ok: true, url: this.socketMode.url } };
+    }
     if (!this.workspace.knowsMethod(method)) {
       return { status: 200, reply: { ok: false, error: 'unknown_method' } };
     }
-    // Slack also takes the token as a form field.
-    const token = authorization?.match(/^Bearer (.+)$/)?.[1] ?? args.token;
     if (token === undefined) return { status: 200, reply: { ok: false, error: 'not_authed' } };
     if (token !== this.config.botToken) {
       return { status: 200, reply: { ok: false, error: 'invalid_auth' } };

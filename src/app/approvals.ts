@@ -226,7 +226,10 @@ export class ApprovalWorkflow {
     const abandoned = await this.#deps.store.recoverStale(this.#deps.leaseMs);
     // An unknown outcome not yet seen at the provider is looked for again, every sweep at most
     // once a minute, for a week: a late record must not go unnoticed and invite a second request.
-    const unresolved = await this.#deps.store.listUnresolved(RECHECK_AFTER_MS, RECHECK_FOR_MS);
+    const justRecovered = new Set(abandoned.map((request) => request.id));
+    const unresolved = (
+      await this.#deps.store.listUnresolved(RECHECK_AFTER_MS, RECHECK_FOR_MS)
+    ).filter((request) => !justRecovered.has(request.id));
     const checks = await Promise.allSettled([
       ...abandoned.map(async (request) => ({
         request: await this.#reconcile(request),

@@ -119,7 +119,10 @@ describe.each(engines())('crash recovery on %s', (engine) => {
     }));
     // Recovered by the lease (its message), not by the killed process's own write timeout.
     expect(stored.requests).toEqual([
-      { status: 'unknown', outcome: { message: 'payops stopped while executing it' } },
+      {
+        status: 'unknown',
+        outcome: { message: 'its execution outlived the lease: payops stopped, or the call hung' },
+      },
     ]);
     expect(stored.events.map((row) => row.event)).toEqual([
       'requested',

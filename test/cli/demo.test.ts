@@ -270,8 +270,9 @@ describe('npm run demo', () => {
         '\n',
       ),
     );
-    // A demo that hangs is killed, so the assertions below say what it printed.
-    const deadline = setTimeout(() => child.kill(), 15_000);
+    // A demo that hangs is killed, so the assertions below say what it printed. Generous: it
+    // starts PGlite, a sandbox and an emulation, which takes seconds on a busy 2-core machine.
+    const deadline = setTimeout(() => child.kill(), 40_000);
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     clearTimeout(deadline);
 
@@ -290,5 +291,5 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/Stopped\.\n$/);
     // The bot's log lines go to a file, never into the conversation.
     expect(stdout).not.toContain('"level"');
-  });
+  }, 60_000);
 });

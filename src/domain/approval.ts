@@ -35,10 +35,6 @@ export function canTransition(from: RequestStatus, to: RequestStatus): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-export function isFinal(status: RequestStatus): boolean {
-  return TRANSITIONS[status].length === 0;
-}
-
 /** What is asked of the provider, exactly: the operation, its path and the body's bytes. */
 export interface WriteIntent {
   operationId: WriteOperationId;

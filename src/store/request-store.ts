@@ -1,9 +1,10 @@
-import type {
-  PaymentRequest,
-  ProviderOutcome,
-  Reconciliation,
-  RequestLabels,
-  RequestStatus,
+import {
+  canTransition,
+  type PaymentRequest,
+  type ProviderOutcome,
+  type Reconciliation,
+  type RequestLabels,
+  type RequestStatus,
 } from '../domain/approval.ts';
 import type { WriteOperationId } from '../domain/operations.ts';
 import type { Database, Queryable } from './database.ts';
@@ -478,6 +479,12 @@ async function audit(
   fingerprint: string | undefined,
   detail: Record<string, unknown> | undefined,
 ): Promise<void> {
+  // Every status change goes through here: one outside the state machine aborts its transaction.
+  if (from && to && from !== to && !canTransition(from as RequestStatus, to as RequestStatus)) {
+    throw new Error(
+      `request ${requestId}: ${from} → ${to} is not a transition of the state machine`,
+    );
+  }
   await db.query(
     `insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
      values ($1, $2, $3, $4, $5, $6, $7)`,

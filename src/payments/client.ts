@@ -172,15 +172,12 @@ export class PaymentsClient {
     if (spec.authenticated && this.#options.apiKey) headers['x-api-key'] = this.#options.apiKey;
     if (body !== undefined) headers['content-type'] = 'application/json';
 
-    // A write's deadline covers its wait for a slot too, so a write never reaches the provider
-    // later than PAYMENTS_WRITE_TIMEOUT_MS after it was claimed: the execution lease relies on it.
+    // The deadline covers the wait for a slot too: a slow provider cannot make requests pile
+    // up without bound, and a write never reaches the provider later than
+    // PAYMENTS_WRITE_TIMEOUT_MS after it was claimed (the execution lease relies on it).
     const queuedAt = performance.now();
-    const release = isWrite
-      ? await this.#acquireForWrite(operationId, timeoutMs, signal)
-      : await this.#inFlight.acquire(signal);
-    const remainingMs = isWrite
-      ? Math.max(1, timeoutMs - (performance.now() - queuedAt))
-      : timeoutMs;
+    const release = await this.#acquire(operationId, isWrite, timeoutMs, signal);
+    const remainingMs = Math.max(1, timeoutMs - (performance.now() - queuedAt));
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), remainingMs);
     const onCallerAbort = () => deadline.abort(signal?.reason);
@@ -220,9 +217,13 @@ export class PaymentsClient {
     }
   }
 
-  /** A slot for a write, or — if none frees up within its deadline — a "not sent" error. */
-  async #acquireForWrite(
+  /**
+   * A slot within the deadline, or an error saying nothing was sent: for a write, a network
+   * error (certainly not executed); for a read, a timeout (the provider is too busy now).
+   */
+  async #acquire(
     operationId: OperationId,
+    isWrite: boolean,
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<() => void> {
@@ -232,13 +233,11 @@ export class PaymentsClient {
         signal ? AbortSignal.any([signal, queueDeadline]) : queueDeadline,
       );
     } catch (cause) {
-      throw new NetworkError(
-        `${operationId} waited too long for a connection; the write was not sent`,
-        {
-          operationId,
-          cause,
-        },
-      );
+      const details = { operationId, cause };
+      const waited = `${operationId} waited ${timeoutMs} ms for a connection`;
+      throw isWrite
+        ? new NetworkError(`${waited}; the write was not sent`, details)
+        : new TimeoutError(`${waited}; not sent`, details);
     }
   }
 

@@ -340,6 +340,23 @@ describe('a provider answering with a redirect', () => {
   });
 });
 
+describe('a read waiting for a connection', () => {
+  it('times out within its own deadline instead of queueing without bound', async () => {
+    const busy = clientFor(sandbox.url, { maxInFlight: 1, readTimeoutMs: 300, readRetries: 0 });
+    sandbox.addFault({ kind: 'hang', operationId: 'listCorridors' });
+    const hanging = busy.call('listCorridors').catch((caught) => caught);
+    const before = callsOf('listDeposits').length;
+    const started = performance.now();
+    const error = await busy.call('listDeposits').catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(callsOf('listDeposits').length).toBe(before);
+    sandbox.clearFaults();
+    await busy.close().catch(() => undefined);
+    await hanging;
+  });
+});
+
 describe('a write waiting for a connection', () => {
   it('is reported not sent when no slot frees up within its deadline', async () => {
     const busy = clientFor(sandbox.url, { maxInFlight: 1, writeTimeoutMs: 300, readRetries: 0 });

@@ -87,6 +87,8 @@ export interface RecordedRequest {
   hadApiKey: boolean;
   requestId: string;
   at: number;
+  /** `performance.now()` at arrival: sub-millisecond timing for a benchmark in the same process. */
+  hrAt: number;
   /** A write that changed state (whatever the client got back). */
   executed: boolean;
 }
@@ -360,6 +362,7 @@ class SandboxServer implements PaymentsSandbox {
       hadApiKey: request.headers['x-api-key'] !== undefined,
       requestId,
       at: this.now(),
+      hrAt: performance.now(),
       executed: false,
     };
     this.requests.push(recorded);

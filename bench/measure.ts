@@ -1,0 +1,278 @@
+import { Client } from 'undici';
+import type { Arrivals } from './arrivals.ts';
+import {
+  type LatencySummary,
+  type LoadResult,
+  type LoadShape,
+  type LoadWorker,
+  sendSigned,
+  summarize,
+} from './load.ts';
+import type { ChildApp } from './processes.ts';
+import type { BuiltRequest, Card, SlackRequests } from './slack-requests.ts';
+
+/** The measurements of issue 5, each against apps already running. */
+
+export interface Plan {
+  rates: number[];
+  connections: number[];
+  rateRunMs: number;
+  saturateRunMs: number;
+  /** Requests built for one saturation run: its length when they run out first. */
+  saturateCap: number;
+  fullCycleConnections: number[];
+  fullCycleMs: number;
+  /** Approved one at a time, for click → provider latency. */
+  sequentialApprovals: number;
+  /** Approved all at once, for approvals per second. */
+  bulkApprovals: number;
+  /** Connections sending the bulk approvals' clicks. */
+  bulkConnections: number;
+}
+
+export interface BenchContext {
+  requests: SlackRequests;
+  load: LoadWorker;
+  arrivals: Arrivals;
+  plan: Plan;
+}
+
+export type AckRequest = 'balance' | 'click';
+
+export interface AckLoad {
+  shape: LoadShape;
+  connections: number;
+  durationMs: number;
+}
+
+export interface AckStats extends LatencySummary {
+  /** Answers per second achieved. */
+  perSec: number;
+  failed: number;
+}
+
+const BALANCE_COMMAND = 'balance wal_acme_eth_ops';
+/** The sandbox's wal_acme_sol_treasury holds 98,000 USDC: 0.01 at a time never runs out. */
+const PAYOUT_COMMAND =
+  'payout wallet_id=wal_acme_sol_treasury amount=0.01 currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach';
+const REQUESTER = 'U0ALICE';
+const APPROVER = 'U0BOB';
+/** An approver too, so a click of hers on a decided request is refused only under its row lock. */
+const LATE_APPROVER = 'U0CAROL';
+/** Longer than any wait payops should ever cause at 0 ms provider latency. */
+const ANSWER_TIMEOUT_MS = 30_000;
+/** Requesters typing at once while requests are created. */
+const CREATORS = 16;
+
+/**
+ * One ack-latency run of one app. `/pay balance` as alice; a click is carol's Approve on a
+ * request already decided: payops refuses it after reading the request under its row lock.
+ * With `settle`, waits until payops has answered every request sent, so no backlog of one run
+ * spills into the next.
+ */
+export async function ackRun(
+  ctx: BenchContext,
+  app: ChildApp,
+  request: AckRequest,
+  load: AckLoad,
+  options: { decided: Card; settle: boolean },
+): Promise<AckStats> {
+  const count =
+    load.shape.kind === 'rate'
+      ? Math.round((load.shape.perSecond * load.durationMs) / 1000)
+      : ctx.plan.saturateCap;
+  const build =
+    request === 'balance'
+      ? () => ctx.requests.command(BALANCE_COMMAND, REQUESTER)
+      : () => ctx.requests.approve(options.decided, LATE_APPROVER);
+  const built = await ctx.requests.many(count, build);
+  const result = await ctx.load.run({
+    url: app.eventsUrl,
+    connections: load.connections,
+    shape: load.shape,
+    durationMs: load.durationMs,
+    requests: built.map((entry) => entry.request),
+  });
+  if (options.settle) {
+    await ctx.arrivals.allAnswered(answerIds(built.slice(0, result.sent)), ANSWER_TIMEOUT_MS);
+  }
+  return ackStats(result);
+}
+
+function ackStats(result: LoadResult): AckStats {
+  return {
+    ...summarize(result.latenciesMs),
+    perSec: result.latenciesMs.length / (result.elapsedMs / 1000),
+    failed: result.failed,
+  };
+}
+
+export interface FullCycle {
+  connections: number;
+  /** Commands answered on their response_url per second. */
+  perSec: number;
+  completed: number;
+  /** Command sent → answer posted (seen by 1 ms polling). */
+  latency: LatencySummary;
+}
+
+/**
+ * Full cycle at saturation: `connections` users each type `/pay balance` and wait for the answer
+ * to reach their response_url (signed command → ack → provider read → answer) before typing again.
+ */
+export async function fullCycle(
+  ctx: BenchContext,
+  payops: ChildApp,
+  connections: number,
+): Promise<FullCycle> {
+  const until = performance.now() + ctx.plan.fullCycleMs;
+  const answered = await answeredLoop(ctx, payops, connections, until, () =>
+    ctx.requests.command(BALANCE_COMMAND, REQUESTER),
+  );
+  const inTime = answered.filter((entry) => entry.answeredAt <= until);
+  return {
+    connections,
+    perSec: inTime.length / (ctx.plan.fullCycleMs / 1000),
+    completed: inTime.length,
+    latency: summarize(inTime.map((entry) => entry.answeredAt - entry.sentAt)),
+  };
+}
+
+export interface Created {
+  cards: Card[];
+  perSec: number;
+}
+
+/** `count` payout requests by alice, `CREATORS` at a time, each done once she is told it exists. */
+export async function createRequests(
+  ctx: BenchContext,
+  payops: ChildApp,
+  count: number,
+): Promise<Created> {
+  const cardsBefore = ctx.arrivals.cards.length;
+  const started = performance.now();
+  let remaining = count;
+  await answeredLoop(ctx, payops, CREATORS, started + ANSWER_TIMEOUT_MS * 4, () => {
+    if (remaining === 0) return undefined;
+    remaining--;
+    return ctx.requests.command(PAYOUT_COMMAND, REQUESTER);
+  });
+  const perSec = count / ((performance.now() - started) / 1000);
+  await ctx.arrivals.until(
+    () => ctx.arrivals.cards.length >= cardsBefore + count,
+    ANSWER_TIMEOUT_MS,
+    `${count} approval messages`,
+  );
+  return { cards: ctx.arrivals.cards.slice(cardsBefore, cardsBefore + count), perSec };
+}
+
+/**
+ * Bob approves each card in turn, the next once the previous one's createPayout has reached
+ * the sandbox; each measured from sending the click to the sandbox receiving the call.
+ */
+export async function approveOneByOne(
+  ctx: BenchContext,
+  payops: ChildApp,
+  cards: Card[],
+): Promise<LatencySummary> {
+  const { origin, pathname } = new URL(payops.eventsUrl);
+  const client = new Client(origin);
+  const latencies: number[] = [];
+  try {
+    for (const card of cards) {
+      const click = await ctx.requests.approve(card, APPROVER);
+      const index = ctx.arrivals.payoutCount();
+      const sentAt = performance.now();
+      const ack = await sendSigned(client, pathname, click.request);
+      if (ack.status !== 200) throw new Error(`Approve of #${card.id} got HTTP ${ack.status}`);
+      const payout = await ctx.arrivals.payout(index, ANSWER_TIMEOUT_MS);
+      latencies.push(payout.hrAt - sentAt);
+    }
+  } finally {
+    await client.close();
+  }
+  return summarize(latencies);
+}
+
+export interface BulkApprovals {
+  approvals: number;
+  /** createPayout calls received per second, from the first click sent to the last call. */
+  perSec: number;
+  /** createPayout calls received in all: exactly `approvals`, or something ran twice. */
+  payouts: number;
+}
+
+/**
+ * Bob approves every card as fast as payops acknowledges; the sandbox counts the payouts, and
+ * the run ends once every requester has been told the outcome in the card's thread.
+ */
+export async function approveInBulk(
+  ctx: BenchContext,
+  payops: ChildApp,
+  cards: Card[],
+): Promise<BulkApprovals> {
+  const clicks = await ctx.requests.many(cards.length, (index) =>
+    ctx.requests.approve(cards[index] as Card, APPROVER),
+  );
+  const before = ctx.arrivals.payoutCount();
+  const result = await ctx.load.run({
+    url: payops.eventsUrl,
+    connections: ctx.plan.bulkConnections,
+    shape: { kind: 'saturate' },
+    durationMs: ANSWER_TIMEOUT_MS,
+    requests: clicks.map((click) => click.request),
+  });
+  const last = await ctx.arrivals.payout(before + cards.length - 1, ANSWER_TIMEOUT_MS);
+  // Done when payops is (so no tail spills into the next run), and a second call for one
+  // request would have shown by then.
+  await ctx.arrivals.allToldInThread(cards, ANSWER_TIMEOUT_MS);
+  const firstClickAt = result.startedAtEpochMs - performance.timeOrigin;
+  return {
+    approvals: cards.length,
+    perSec: cards.length / ((last.hrAt - firstClickAt) / 1000),
+    payouts: ctx.arrivals.payoutCount() - before,
+  };
+}
+
+interface AnsweredRequest {
+  sentAt: number;
+  answeredAt: number;
+}
+
+/**
+ * `connections` loops, each sending the next request and waiting for payops's answer on its
+ * response_url before sending another, until `next` has none left or `until` has passed.
+ */
+async function answeredLoop(
+  ctx: BenchContext,
+  payops: ChildApp,
+  connections: number,
+  until: number,
+  next: () => Promise<BuiltRequest> | undefined,
+): Promise<AnsweredRequest[]> {
+  const { origin, pathname } = new URL(payops.eventsUrl);
+  const answered: AnsweredRequest[] = [];
+  const loop = async () => {
+    const client = new Client(origin);
+    try {
+      while (performance.now() < until) {
+        const building = next();
+        if (building === undefined) return;
+        const built = await building;
+        const sentAt = performance.now();
+        const ack = await sendSigned(client, pathname, built.request);
+        if (ack.status !== 200) throw new Error(`payops answered HTTP ${ack.status}`);
+        await ctx.arrivals.allAnswered(answerIds([built]), ANSWER_TIMEOUT_MS);
+        answered.push({ sentAt, answeredAt: performance.now() });
+      }
+    } finally {
+      await client.close();
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  return answered;
+}
+
+function answerIds(built: readonly BuiltRequest[]): string[] {
+  return built.flatMap((entry) => (entry.responseUrlId ? [entry.responseUrlId] : []));
+}

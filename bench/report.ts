@@ -1,0 +1,265 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { LatencySummary } from './load.ts';
+import type { AckRequest, AckStats, BulkApprovals, FullCycle } from './measure.ts';
+
+/** What a bench run found, its checks against the targets of issue 5, as a table and as JSON. */
+
+export type Engine = 'pglite' | 'postgres';
+
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  node: string;
+  kernel: string;
+}
+
+export interface AckRow {
+  providerMs: number;
+  request: AckRequest;
+  /** `100/s`, `500/s`, or `max` for a saturation run. */
+  load: string;
+  connections: number;
+  payops: AckStats;
+  bare: AckStats;
+}
+
+export interface Memory {
+  idleMb: number;
+  peakMb: number;
+  /** PGlite only: idle RSS of the very first start on a fresh folder (initdb included). */
+  firstStartIdleMb?: number | undefined;
+}
+
+export interface EngineResults {
+  engine: Engine;
+  ack: AckRow[];
+  fullCycle: FullCycle[];
+  clickToProvider: LatencySummary;
+  /** Payout requests created per second (alice's `/pay payout` until she is told it exists). */
+  createdPerSec: number;
+  bulkApprovals: BulkApprovals;
+  memory: Memory;
+}
+
+export interface Results {
+  mode: 'quick' | 'full';
+  machine: Machine;
+  startedAt: string;
+  elapsedSec: number;
+  /** Bolt answers per second at saturation with the bare app (best of its `max` runs of `/pay`). */
+  bareAckPerSec: number;
+  bareMemory: Memory;
+  engines: EngineResults[];
+  targets: TargetCheck[];
+}
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  pass: boolean;
+}
+
+const ACK_P99_RATIO = 1.5;
+const ACK_P99_MS = 50;
+const FULL_CYCLE_SHARE = 0.4;
+const CLICK_P50_MS = 5;
+const CLICK_P99_MS = 25;
+/** "The same order on PGlite": read here as within twice PostgreSQL's limits. */
+const PGLITE_CLICK_FACTOR = 2;
+const APPROVALS_PER_SEC = 500;
+const RSS_RATIO = 1.3;
+const PGLITE_EXTRA_MB = 150;
+
+export function checkTargets(results: Omit<Results, 'targets'>): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  const postgres = results.engines.find((engine) => engine.engine === 'postgres');
+  for (const engine of results.engines) {
+    const fixedRate = engine.ack.filter((row) => row.load !== 'max');
+    for (const providerMs of [0, 2000]) {
+      const rows = fixedRate.filter((row) => row.providerMs === providerMs);
+      const worst = maxBy(rows, (row) => row.payops.p99 / row.bare.p99);
+      if (worst) {
+        const ratio = worst.payops.p99 / worst.bare.p99;
+        checks.push({
+          target: `${engine.engine}: ack p99 ≤ ${ACK_P99_RATIO}× bare, provider ${providerMs} ms`,
+          measured: `worst ${ratio.toFixed(2)}× (${ms(worst.payops.p99)} vs ${ms(worst.bare.p99)}, ${cell(worst)})`,
+          pass: ratio <= ACK_P99_RATIO,
+        });
+      }
+    }
+    const slowest = maxBy(fixedRate, (row) => row.payops.p99);
+    if (slowest) {
+      checks.push({
+        target: `${engine.engine}: ack p99 < ${ACK_P99_MS} ms at a fixed rate`,
+        measured: `worst ${ms(slowest.payops.p99)} (${cell(slowest)}, provider ${slowest.providerMs} ms)`,
+        pass: slowest.payops.p99 < ACK_P99_MS,
+      });
+    }
+    const best = maxBy(engine.fullCycle, (run) => run.perSec);
+    if (best) {
+      const share = best.perSec / results.bareAckPerSec;
+      checks.push({
+        target: `${engine.engine}: full cycle ≥ ${FULL_CYCLE_SHARE * 100} % of bare ack-only rate`,
+        measured: `${percent(share)} (${rate(best.perSec)} vs ${rate(results.bareAckPerSec)})`,
+        pass: share >= FULL_CYCLE_SHARE,
+      });
+    }
+    const factor = engine.engine === 'postgres' ? 1 : PGLITE_CLICK_FACTOR;
+    const { p50, p99 } = engine.clickToProvider;
+    checks.push({
+      target: `${engine.engine}: click → provider p50 < ${CLICK_P50_MS * factor} ms, p99 < ${CLICK_P99_MS * factor} ms`,
+      measured: `p50 ${ms(p50)}, p99 ${ms(p99)}`,
+      pass: p50 < CLICK_P50_MS * factor && p99 < CLICK_P99_MS * factor,
+    });
+    const bulk = engine.bulkApprovals;
+    checks.push({
+      target: `${engine.engine}: exactly one provider call per approval`,
+      measured: `${bulk.payouts} createPayout for ${bulk.approvals} approvals`,
+      pass: bulk.payouts === bulk.approvals,
+    });
+  }
+  if (postgres) {
+    checks.push({
+      target: `postgres: ≥ ${APPROVALS_PER_SEC} approvals/s end to end`,
+      measured: rate(postgres.bulkApprovals.perSec),
+      pass: postgres.bulkApprovals.perSec >= APPROVALS_PER_SEC,
+    });
+    const ratio = postgres.memory.peakMb / results.bareMemory.peakMb;
+    checks.push({
+      target: `postgres: RSS under load ≤ ${RSS_RATIO}× bare`,
+      measured: `${ratio.toFixed(2)}× (${mb(postgres.memory.peakMb)} vs ${mb(results.bareMemory.peakMb)})`,
+      pass: ratio <= RSS_RATIO,
+    });
+  }
+  const pglite = results.engines.find((engine) => engine.engine === 'pglite');
+  if (pglite) {
+    // Without a PostgreSQL run, what payops may use without PGlite is the bare app's allowance.
+    const basis = postgres
+      ? { ...postgres.memory, name: 'on postgres' }
+      : {
+          idleMb: results.bareMemory.idleMb * RSS_RATIO,
+          peakMb: results.bareMemory.peakMb * RSS_RATIO,
+          name: 'allowed',
+        };
+    const extra = pglite.memory.peakMb - basis.peakMb;
+    checks.push({
+      target: `pglite: adds ≤ ~${PGLITE_EXTRA_MB} MB of RSS under load (restarted process)`,
+      measured: `+${mb(extra)} (${mb(pglite.memory.peakMb)} vs ${mb(basis.peakMb)} ${basis.name})`,
+      pass: extra <= PGLITE_EXTRA_MB,
+    });
+    const firstStart = pglite.memory.firstStartIdleMb;
+    if (firstStart !== undefined) {
+      const firstExtra = firstStart - basis.idleMb;
+      checks.push({
+        target: `pglite: adds ≤ ~${PGLITE_EXTRA_MB} MB of RSS at its first start (fresh folder, idle)`,
+        measured: `+${mb(firstExtra)} (${mb(firstStart)} vs ${mb(basis.idleMb)} ${basis.name})`,
+        pass: firstExtra <= PGLITE_EXTRA_MB,
+      });
+    }
+  }
+  return checks;
+}
+
+export function printReport(results: Results): void {
+  const { machine } = results;
+  console.log(
+    `\npayops bench (${results.mode}) · ${machine.cpus} × ${machine.cpuModel} · Node ${machine.node} · ${results.elapsedSec.toFixed(0)} s`,
+  );
+  for (const engine of results.engines) {
+    console.log(`\n== ${engine.engine} ==\n\n1. Ack latency (ms): payops vs bare Bolt, same run`);
+    printTable(
+      [
+        'provider',
+        'request',
+        'load',
+        'conns',
+        'payops p50',
+        'p99',
+        'bare p50',
+        'p99',
+        'p99 ×',
+        'errors',
+      ],
+      engine.ack.map((row) => [
+        `${row.providerMs} ms`,
+        row.request,
+        row.load === 'max'
+          ? `max (${rate(row.payops.perSec)} | ${rate(row.bare.perSec)})`
+          : row.load,
+        String(row.connections),
+        fixed(row.payops.p50),
+        fixed(row.payops.p99),
+        fixed(row.bare.p50),
+        fixed(row.bare.p99),
+        (row.payops.p99 / row.bare.p99).toFixed(2),
+        String(row.payops.failed + row.bare.failed),
+      ]),
+    );
+    console.log(
+      '\n2. Full cycle (/pay balance → provider → answer on response_url), provider 0 ms',
+    );
+    printTable(
+      ['users', 'commands/s', 'share of bare ack rate', 'p50 ms', 'p99 ms'],
+      engine.fullCycle.map((run) => [
+        String(run.connections),
+        rate(run.perSec),
+        percent(run.perSec / results.bareAckPerSec),
+        fixed(run.latency.p50),
+        fixed(run.latency.p99),
+      ]),
+    );
+    const click = engine.clickToProvider;
+    const bulk = engine.bulkApprovals;
+    console.log(
+      `\n3. Click → provider call, one at a time (n=${click.n}): p50 ${ms(click.p50)}, p99 ${ms(click.p99)}, max ${ms(click.max)}`,
+    );
+    console.log(
+      `4. Approvals end to end: ${rate(bulk.perSec)} approvals/s (${bulk.approvals} approvals, ${bulk.payouts} createPayout); requests created at ${rate(engine.createdPerSec)}`,
+    );
+    const firstStart = engine.memory.firstStartIdleMb;
+    console.log(
+      `5. RSS: payops idle ${mb(engine.memory.idleMb)}, peak ${mb(engine.memory.peakMb)}${firstStart === undefined ? '' : ` (first start on a fresh folder: idle ${mb(firstStart)})`}; bare idle ${mb(results.bareMemory.idleMb)}, peak ${mb(results.bareMemory.peakMb)}`,
+    );
+  }
+  console.log(`\nBare Bolt ack-only rate at saturation: ${rate(results.bareAckPerSec)}\n\nTargets`);
+  printTable(
+    ['', 'target', 'measured'],
+    results.targets.map((check) => [check.pass ? 'PASS' : 'MISS', check.target, check.measured]),
+  );
+}
+
+export function writeResults(path: string, results: Results): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(results, null, 2)}\n`);
+}
+
+function printTable(headers: string[], rows: string[][]): void {
+  const widths = headers.map((header, column) =>
+    Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const line = (cells: string[]) =>
+    cells
+      .map((text, column) => text.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
+  console.log(line(headers));
+  for (const row of rows) console.log(line(row));
+}
+
+function maxBy<T>(items: readonly T[], value: (item: T) => number): T | undefined {
+  return items.reduce<T | undefined>(
+    (best, item) => (best === undefined || value(item) > value(best) ? item : best),
+    undefined,
+  );
+}
+
+function cell(row: AckRow): string {
+  return `${row.request} ${row.load} × ${row.connections} conns`;
+}
+
+const fixed = (value: number) => value.toFixed(2);
+const ms = (value: number) => `${value.toFixed(2)} ms`;
+const mb = (value: number) => `${value.toFixed(0)} MB`;
+const rate = (value: number) => `${value.toFixed(0)}/s`;
+const percent = (value: number) => `${(value * 100).toFixed(0)} %`;

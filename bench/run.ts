@@ -1,0 +1,354 @@
+import { mkdirSync, readFileSync } from 'node:fs';
+import { availableParallelism, release } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { type PaymentsSandbox, startPaymentsSandbox } from '../src/sandbox/payments-api.ts';
+import { rehearsalEnv } from '../src/sandbox/rehearsal.ts';
+import { DEFAULT_SLACK, type SlackEmulation, startSlackEmulation } from '../src/sandbox/slack.ts';
+import { Arrivals } from './arrivals.ts';
+import { LoadWorker, sleep } from './load.ts';
+import {
+  type AckLoad,
+  type AckRequest,
+  type AckStats,
+  ackRun,
+  approveInBulk,
+  approveOneByOne,
+  type BenchContext,
+  createRequests,
+  fullCycle,
+  type Plan,
+} from './measure.ts';
+import { ChildApp, PeakRss } from './processes.ts';
+import {
+  type AckRow,
+  checkTargets,
+  type EngineResults,
+  type Machine,
+  printReport,
+  type Results,
+  writeResults,
+} from './report.ts';
+import { type Card, SlackRequests } from './slack-requests.ts';
+import { type BenchStore, embeddedStore, postgresStore } from './stores.ts';
+
+/**
+ * `npm run bench` (a few minutes) and `npm run bench:quick` (under a minute): payops against a
+ * bare Bolt app, both as child processes, with the Payments sandbox, the Slack emulation and the
+ * load generator (in a worker thread) in this process, all on 127.0.0.1. payops runs once on
+ * embedded PGlite and once on PostgreSQL when DATABASE_URL or TEST_DATABASE_URL names a server
+ * (a fresh database is created there for the run and dropped after it).
+ * `--profile` starts the payops children with `--cpu-prof` (profiles land in bench/results/profiles).
+ */
+
+const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+const SLOW_PROVIDER_MS = 2_000;
+
+interface BenchPlan extends Plan {
+  warmUpMs: number;
+  /** How long an app is left alone after start-up before its idle RSS is read. */
+  idleSettleMs: number;
+}
+
+const PLANS: Record<Results['mode'], BenchPlan> = {
+  full: {
+    rates: [100, 500],
+    connections: [1, 10, 100],
+    rateRunMs: 2_000,
+    saturateRunMs: 1_000,
+    saturateCap: 6_000,
+    fullCycleConnections: [10, 100],
+    fullCycleMs: 3_000,
+    sequentialApprovals: 200,
+    bulkApprovals: 1_000,
+    bulkConnections: 16,
+    warmUpMs: 1_000,
+    idleSettleMs: 1_000,
+  },
+  quick: {
+    rates: [100, 500],
+    connections: [10],
+    rateRunMs: 400,
+    saturateRunMs: 300,
+    saturateCap: 1_500,
+    fullCycleConnections: [10],
+    fullCycleMs: 800,
+    sequentialApprovals: 40,
+    bulkApprovals: 200,
+    bulkConnections: 16,
+    warmUpMs: 200,
+    idleSettleMs: 300,
+  },
+};
+
+/** Closers run in reverse order, each once, on success, failure and Ctrl-C alike. */
+class Cleanup {
+  readonly #closers: Array<() => unknown> = [];
+
+  add(close: () => unknown): void {
+    this.#closers.push(close);
+  }
+
+  async run(): Promise<void> {
+    for (let close = this.#closers.pop(); close; close = this.#closers.pop()) {
+      try {
+        await close();
+      } catch (error) {
+        console.error('bench: while stopping:', error);
+      }
+    }
+  }
+}
+
+interface Setup {
+  ctx: BenchContext & { plan: BenchPlan };
+  sandbox: PaymentsSandbox;
+  emulation: SlackEmulation;
+  bare: ChildApp;
+  profile: boolean;
+}
+
+async function main(): Promise<void> {
+  const mode: Results['mode'] = process.argv.includes('--quick') ? 'quick' : 'full';
+  const profile = process.argv.includes('--profile');
+  const startedAt = new Date();
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const cleanup = new Cleanup();
+  process.once('SIGINT', () => {
+    console.error('\nbench: interrupted, stopping everything');
+    cleanup.run().finally(() => process.exit(130));
+  });
+  try {
+    const plan = PLANS[mode];
+    const load = new LoadWorker();
+    cleanup.add(() => load.close());
+    const bare = await ChildApp.start({
+      name: 'bare-bolt',
+      script: 'bench/bare-bolt.ts',
+      env: {
+        SLACK_BOT_TOKEN: DEFAULT_SLACK.botToken,
+        SLACK_SIGNING_SECRET: DEFAULT_SLACK.signingSecret,
+        SLACK_BOT_ID: DEFAULT_SLACK.botId,
+        SLACK_BOT_USER_ID: DEFAULT_SLACK.botUserId,
+      },
+      logFile: `${RESULTS_DIR}bare-bolt.log`,
+    });
+    cleanup.add(() => bare.stop());
+    const bareIdleMb = await idleRss(bare, plan);
+    const barePeak = new PeakRss([bare]);
+    cleanup.add(() => barePeak.stop());
+    const engines: EngineResults[] = [];
+    for (const open of storesToRun()) {
+      const store = await open();
+      cleanup.add(() => store.dispose());
+      // A fresh sandbox and emulation for each store: the emulation finds a message by scanning
+      // its channel, which the refused-click answers of a whole run would slow down.
+      const sandbox = await startPaymentsSandbox({ latencyMs: 0 });
+      const emulation = await startSlackEmulation();
+      const arrivals = new Arrivals(emulation, sandbox);
+      const requests = new SlackRequests(emulation);
+      const setup = { ctx: { requests, load, arrivals, plan }, sandbox, emulation, bare, profile };
+      try {
+        engines.push(await benchEngine(setup, store));
+      } finally {
+        arrivals.close();
+        await Promise.all([sandbox.close(), emulation.close()]);
+      }
+    }
+    barePeak.stop();
+    const partial = {
+      mode,
+      machine: machine(),
+      startedAt: startedAt.toISOString(),
+      elapsedSec: (Date.now() - startedAt.getTime()) / 1000,
+      bareAckPerSec: Math.max(
+        ...engines.flatMap((engine) =>
+          engine.ack
+            .filter((row) => row.load === 'max' && row.request === 'balance')
+            .map((row) => row.bare.perSec),
+        ),
+      ),
+      bareMemory: { idleMb: bareIdleMb, peakMb: barePeak.peakMb(bare) },
+      engines,
+    };
+    const results: Results = { ...partial, targets: checkTargets(partial) };
+    printReport(results);
+    writeResults(`${RESULTS_DIR}latest.json`, results);
+    console.log(`\nJSON: ${RESULTS_DIR}latest.json`);
+  } finally {
+    await cleanup.run();
+  }
+}
+
+const benchStarted = performance.now();
+
+function progress(what: string): void {
+  console.error(`bench [${((performance.now() - benchStarted) / 1000).toFixed(0)} s] ${what}`);
+}
+
+function storesToRun(): Array<() => Promise<BenchStore>> {
+  const serverUrl = process.env.DATABASE_URL || process.env.TEST_DATABASE_URL;
+  if (!serverUrl) {
+    console.error('bench: no DATABASE_URL or TEST_DATABASE_URL, so PGlite only');
+    return [embeddedStore];
+  }
+  return [embeddedStore, () => postgresStore(serverUrl)];
+}
+
+/**
+ * Every measurement on one payops process. Order matters: with the provider at 2 s, reads pile
+ * up inside payops (16 in flight, 2 s each) for minutes, so that phase comes last, and the
+ * process is stopped rather than drained after it.
+ */
+async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResults> {
+  const { ctx, sandbox, bare } = setup;
+  const step = (what: string) => progress(`${store.engine}: ${what}`);
+  // PGlite's first start runs initdb, whose memory the process keeps for good; a restart on
+  // the same folder (every start after the first) does not. Both are reported; the load runs
+  // on the restarted process.
+  let firstStartIdleMb: number | undefined;
+  if (store.engine === 'pglite') {
+    step('first start on a fresh folder');
+    const first = await startPayops(setup, store, 'first-start');
+    try {
+      firstStartIdleMb = await idleRss(first, ctx.plan);
+    } finally {
+      await first.stop();
+    }
+  }
+  step('start');
+  const payops = await startPayops(setup, store, 'load');
+  try {
+    const idleMb = await idleRss(payops, ctx.plan);
+    const peak = new PeakRss([payops]);
+    // A request decided before any load: Approve clicks on it are refused, which keeps click
+    // runs on the acknowledgement path (and the provider out of them).
+    const decided = (await createRequests(ctx, payops, 1)).cards[0] as Card;
+    await approveOneByOne(ctx, payops, [decided]);
+    const warmUp: AckLoad = {
+      shape: { kind: 'saturate' },
+      connections: 10,
+      durationMs: ctx.plan.warmUpMs,
+    };
+    for (const request of ['balance', 'click'] as const) {
+      await ackRun(ctx, payops, request, warmUp, { decided, settle: true });
+      await ackRun(ctx, bare, request, warmUp, { decided, settle: false });
+    }
+
+    step('ack latency, provider 0 ms');
+    const ack = await ackMatrix(setup, payops, decided, 0);
+    step('full cycle');
+    const fullCycles = [];
+    for (const connections of ctx.plan.fullCycleConnections) {
+      fullCycles.push(await fullCycle(ctx, payops, connections));
+    }
+    step('approvals');
+    const sequential = ctx.plan.sequentialApprovals;
+    const created = await createRequests(ctx, payops, sequential + ctx.plan.bulkApprovals);
+    const clickToProvider = await approveOneByOne(ctx, payops, created.cards.slice(0, sequential));
+    const bulkApprovals = await approveInBulk(ctx, payops, created.cards.slice(sequential));
+
+    step(`ack latency, provider ${SLOW_PROVIDER_MS} ms`);
+    sandbox.setLatency(SLOW_PROVIDER_MS);
+    ack.push(...(await ackMatrix(setup, payops, decided, SLOW_PROVIDER_MS)));
+    peak.stop();
+    return {
+      engine: store.engine,
+      ack,
+      fullCycle: fullCycles,
+      clickToProvider,
+      createdPerSec: created.perSec,
+      bulkApprovals,
+      memory: { idleMb, peakMb: peak.peakMb(payops), firstStartIdleMb },
+    };
+  } finally {
+    await payops.stop();
+    step('stopped');
+  }
+}
+
+/**
+ * Ack latency of payops and the bare app, cell by cell: each fixed rate over each number of
+ * connections, and saturation (`max`) with the provider at 0 ms. At 2 s, clicks go first and
+ * `/pay balance` answers are not waited for: they take minutes to drain.
+ */
+async function ackMatrix(
+  setup: Setup,
+  payops: ChildApp,
+  decided: Card,
+  providerMs: number,
+): Promise<AckRow[]> {
+  const loads = ackLoads(setup.ctx.plan, providerMs);
+  const requests: AckRequest[] = providerMs === 0 ? ['balance', 'click'] : ['click', 'balance'];
+  const rows: AckRow[] = [];
+  for (const request of requests) {
+    const settle = providerMs === 0 || request === 'click';
+    for (const [index, { label, load }] of loads.entries()) {
+      const measure = (app: ChildApp) =>
+        ackRun(setup.ctx, app, request, load, {
+          decided,
+          settle: settle && app === payops,
+        });
+      // Alternating which app goes first cancels slow drifts of the machine between them.
+      const order = index % 2 === 0 ? [payops, setup.bare] : [setup.bare, payops];
+      const stats = new Map<ChildApp, AckStats>();
+      for (const app of order) stats.set(app, await measure(app));
+      rows.push({
+        providerMs,
+        request,
+        load: label,
+        connections: load.connections,
+        payops: stats.get(payops) as AckStats,
+        bare: stats.get(setup.bare) as AckStats,
+      });
+    }
+  }
+  return rows;
+}
+
+/** Each fixed rate over each number of connections; saturation only with a fast provider. */
+function ackLoads(plan: Plan, providerMs: number): Array<{ label: string; load: AckLoad }> {
+  const loads: Array<{ label: string; load: AckLoad }> = [];
+  for (const connections of plan.connections) {
+    for (const perSecond of plan.rates) {
+      const shape = { kind: 'rate', perSecond } as const;
+      loads.push({
+        label: `${perSecond}/s`,
+        load: { shape, connections, durationMs: plan.rateRunMs },
+      });
+    }
+    if (providerMs === 0) {
+      const shape = { kind: 'saturate' } as const;
+      loads.push({ label: 'max', load: { shape, connections, durationMs: plan.saturateRunMs } });
+    }
+  }
+  return loads;
+}
+
+function startPayops(setup: Setup, store: BenchStore, run: string): Promise<ChildApp> {
+  const { sandbox, emulation } = setup;
+  return ChildApp.start({
+    name: `payops-${store.engine}`,
+    script: 'src/main.ts',
+    env: { ...rehearsalEnv(sandbox, emulation), LOG_LEVEL: 'warn', ...store.env },
+    logFile: `${RESULTS_DIR}payops-${store.engine}-${run}.log`,
+    nodeOptions: setup.profile ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}profiles`] : [],
+  });
+}
+
+/** RSS once the app has been left alone for a moment after start-up. */
+async function idleRss(app: ChildApp, plan: BenchPlan): Promise<number> {
+  await sleep(plan.idleSettleMs);
+  return app.rssMb();
+}
+
+function machine(): Machine {
+  const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  return {
+    cpus: availableParallelism(),
+    cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? 'unknown',
+    node: process.version,
+    kernel: release(),
+  };
+}
+
+await main();

@@ -1,5 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { Client } from 'undici';
+import { startModuleWorker } from '../src/lib/module-worker.ts';
 
 /**
  * The load generator: pre-signed Slack requests over keep-alive HTTP/1.1 connections (undici),
@@ -201,22 +202,10 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 }
 
-/**
- * `runLoad` in a worker thread, one run at a time. The worker is TypeScript: it registers tsx
- * itself, since a worker does not inherit the parent's `--import tsx`.
- */
+/** `runLoad` in a worker thread, one run at a time. */
 export class LoadWorker {
-  readonly #worker: Worker;
+  readonly #worker: Worker = startModuleWorker(new URL('./load-worker.ts', import.meta.url));
   #running: Promise<unknown> = Promise.resolve();
-
-  constructor() {
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./load-worker.ts', import.meta.url).href;
-    this.#worker = new Worker(
-      `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); });`,
-      { eval: true },
-    );
-  }
 
   run(spec: LoadSpec): Promise<LoadResult> {
     const result = this.#running.then(

@@ -1,141 +1,85 @@
-import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { hostname } from 'node:os';
-import { WebClient } from '@slack/web-api';
-import { AccessControl } from './app/access.ts';
-import { ApprovalWorkflow } from './app/approvals.ts';
-import { runFirstChecks } from './app/first-checks.ts';
-import { ReadService } from './app/reads.ts';
+import type { App } from '@slack/bolt';
+import type { ApprovalWorkflow } from './app/approvals.ts';
 import type { Config } from './config.ts';
-import { loadPolicy } from './domain/policy.ts';
+import { directLink, type EngineOptions, startEngine } from './engine.ts';
+import { startEngineThread } from './engine-thread.ts';
 import type { Logger } from './logger.ts';
-import { PaymentsClient } from './payments/client.ts';
-import { createSlackApp } from './slack/app.ts';
-import { boltLogger } from './slack/bolt-logger.ts';
-import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
-import { ApprovalMessages } from './slack/listeners/approval-messages.ts';
-import type { Database } from './store/database.ts';
-import { migrate } from './store/migrate.ts';
-import { openPglite } from './store/pglite.ts';
-import { openPostgres } from './store/postgres.ts';
-import { RequestStore } from './store/request-store.ts';
+import { createIngressApp } from './slack/ingress.ts';
+
+export { StartupRefused } from './engine.ts';
 
 export interface RunningBot {
   /** The HTTP port Slack requests and health checks reach (also in Socket Mode). */
   port: number | undefined;
-  workflow: ApprovalWorkflow;
   stop(): Promise<void>;
 }
 
-/** How long a `/readyz` answer about the provider is reused, so probes do not hammer it. */
-const PROVIDER_PROBE_TTL_MS = 5_000;
-
-/**
- * The composition root: config → logger → Payments client → first checks → store →
- * workflow → Slack. Refuses to start unless the provider's first checks pass for the
- * expected business.
- */
-export interface BotOptions {
-  /** The workflow's clock (expiry, leases); tests move it instead of waiting a day. */
-  now?: () => Date;
+/** A bot whose engine runs in this thread: its workflow is at hand (tests, the demo). */
+export interface InProcessBot extends RunningBot {
+  workflow: ApprovalWorkflow;
 }
 
+/**
+ * payops with its engine in this thread. Production runs `startThreadedBot`; both pass every
+ * Slack request through the same ingress and the same engine, only the hand-off differs.
+ */
 export async function startBot(
   config: Config,
   logger: Logger,
-  options: BotOptions = {},
-): Promise<RunningBot> {
-  const policy = loadPolicy(config.approvals.policyFile);
-  const payments = new PaymentsClient({ ...config.payments, logger });
-  const report = await runFirstChecks(payments, {
-    customerId: config.payments.expectedCustomerId,
-    scopes: config.payments.expectedScopes,
-  });
-  if (!report.ok || !report.identity) {
-    await payments.close();
-    const failed = report.checks.filter((check) => !check.ok);
-    throw new StartupRefused(failed.map((check) => `${check.name}: ${check.detail}`).join('\n'));
-  }
-  logger.info(
-    { customerId: report.identity.customerId, scopes: report.identity.scopes },
-    'first checks passed',
-  );
-
-  let db: Database;
-  try {
-    db = await openStore(config);
-    await migrate(db);
-  } catch (error) {
-    await payments.close();
-    throw error;
-  }
-
-  const web = new WebClient(config.slack.botToken, {
-    ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
-    retryConfig: { retries: 2 },
-    // Through pino, so its debug lines (request bodies, headers) get the same redaction.
-    logger: boltLogger(logger),
-  });
-  const identity = await resolveBotIdentity(web);
-  const access = new AccessControl(slackGroupDirectory(web));
-  const reads = new ReadService(payments, report.identity.scopes);
-  const workflow = new ApprovalWorkflow({
-    store: new RequestStore(db),
-    client: payments,
-    keyScopes: report.identity.scopes,
-    policy,
-    access,
-    roles: { requesters: config.approvals.requesters, approvers: config.approvals.approvers },
-    instanceId: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
-    leaseMs: config.approvals.executionLeaseMs,
-    logger,
-    ...(options.now ? { now: options.now } : {}),
-  });
-  const messages = new ApprovalMessages(web, workflow, config.approvals.channelId, logger);
-
-  let providerProbe: { at: number; ok: boolean } | undefined;
-  const providerReachable = async (): Promise<boolean> => {
-    if (providerProbe && Date.now() - providerProbe.at < PROVIDER_PROBE_TTL_MS)
-      return providerProbe.ok;
-    const ok = await payments.call('health').then(
-      () => true,
-      () => false,
-    );
-    providerProbe = { at: Date.now(), ok };
-    return ok;
-  };
-
-  const app = createSlackApp({
+  options: EngineOptions = {},
+): Promise<InProcessBot> {
+  const engine = await startEngine(config, logger, options);
+  const ingress = createIngressApp({
     slack: config.slack,
     logger,
-    identity,
-    access,
-    reads,
-    workflow,
-    messages,
-    readiness: async () => {
-      const checks = {
-        store: await db.ping(),
-        provider: await providerReachable(),
-        slackIdentity: true,
-      };
-      return { ready: Object.values(checks).every(Boolean), checks };
-    },
+    identity: engine.identity,
+    engine: directLink(engine),
   });
+  const port = await listen(ingress, config, logger, 'this thread');
+  return {
+    port,
+    workflow: engine.workflow,
+    async stop() {
+      await ingress.stop();
+      await engine.stop();
+    },
+  };
+}
 
-  // Expiry, and recovery of executions a dead process left behind: now, then periodically.
-  const sweep = () =>
-    workflow
-      .sweep()
-      .then((changes) =>
-        Promise.all(changes.map(({ request, notify }) => messages.refresh(request, { notify }))),
-      )
-      .catch((error) => logger.error({ err: error }, 'sweep failed'));
-  await sweep();
-  const sweeper = setInterval(sweep, config.approvals.sweepIntervalMs);
-  sweeper.unref();
+/**
+ * `npm start`: the ingress (Bolt, acknowledgements, health checks) on the main thread, the
+ * engine in a worker thread, so acknowledgements never wait behind work.
+ */
+export async function startThreadedBot(
+  config: Config,
+  env: Record<string, string | undefined>,
+  logger: Logger,
+): Promise<RunningBot> {
+  const engine = await startEngineThread(env, logger);
+  const ingress = createIngressApp({
+    slack: config.slack,
+    logger,
+    identity: engine.identity,
+    engine: engine.link,
+  });
+  const port = await listen(ingress, config, logger, 'worker thread');
+  return {
+    port,
+    async stop() {
+      await ingress.stop();
+      await engine.stop();
+    },
+  };
+}
 
-  const started = (await app.start({ port: config.slack.port, host: config.slack.host })) as
+async function listen(
+  ingress: App,
+  config: Config,
+  logger: Logger,
+  engine: string,
+): Promise<number | undefined> {
+  const started = (await ingress.start({ port: config.slack.port, host: config.slack.host })) as
     | Server
     | undefined;
   const address = started?.address?.();
@@ -145,32 +89,10 @@ export async function startBot(
       port,
       mode: config.slack.appToken ? 'socket' : 'http',
       command: config.slack.command,
-      store: db.engine,
+      store: config.store.databaseUrl ? 'postgres' : 'pglite',
+      engine,
     },
     'payops is listening',
   );
-  return {
-    port,
-    workflow,
-    async stop() {
-      clearInterval(sweeper);
-      await app.stop();
-      await payments.close();
-      await db.close();
-    },
-  };
-}
-
-/** PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing). */
-function openStore(config: Config): Promise<Database> {
-  if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl);
-  const { dataDir } = config.store;
-  return openPglite(dataDir === 'memory://' ? undefined : dataDir);
-}
-
-export class StartupRefused extends Error {
-  constructor(details: string) {
-    super(`payops refused to start: the provider's first checks did not pass.\n${details}`);
-    this.name = 'StartupRefused';
-  }
+  return port;
 }

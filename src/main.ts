@@ -1,4 +1,4 @@
-import { type RunningBot, startBot } from './bot.ts';
+import { type RunningBot, startThreadedBot } from './bot.ts';
 import { type Config, ConfigError, loadConfig, secretsOf } from './config.ts';
 import { createLogger } from './logger.ts';
 
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logging.level, secrets: secretsOf(config) });
   let bot: RunningBot;
   try {
-    bot = await startBot(config, logger);
+    bot = await startThreadedBot(config, process.env, logger);
   } catch (error) {
     logger.fatal({ err: error }, 'payops did not start');
     console.error(error instanceof Error ? error.message : String(error));

@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { App, type CustomRoute, LogLevel } from '@slack/bolt';
+import { App, LogLevel } from '@slack/bolt';
 import type { AccessControl } from '../app/access.ts';
 import type { ApprovalWorkflow } from '../app/approvals.ts';
 import type { ReadService } from '../app/reads.ts';
@@ -7,17 +6,14 @@ import type { SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from './bolt-logger.ts';
 import type { BotIdentity } from './directory.ts';
+import type { ForwardedEvent } from './ingress.ts';
+import { WEB_API_RETRIES } from './ingress.ts';
 import { registerAppHome } from './listeners/app-home.ts';
 import type { ApprovalMessages } from './listeners/approval-messages.ts';
 import { registerApprovals } from './listeners/approvals.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
 import type { ListenerRegistry } from './listeners/registry.ts';
-
-export interface Readiness {
-  ready: boolean;
-  checks: Record<string, boolean>;
-}
 
 export interface SlackAppDeps {
   slack: SlackConfig;
@@ -27,46 +23,79 @@ export interface SlackAppDeps {
   reads: ReadService;
   workflow: ApprovalWorkflow;
   messages: ApprovalMessages;
-  /** What `/readyz` reports: each dependency the bot needs to serve requests. */
-  readiness: () => Promise<Readiness>;
 }
 
-/** Web API calls are retried a little, never for half an hour as the SDK default would. */
-const WEB_API_RETRIES = { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 };
+/** Bolt wants a receiver; the ingress is the real one, so this one only holds the place. */
+const FORWARDED_ONLY = {
+  init: () => {},
+  start: async () => {},
+  stop: async () => {},
+};
 
-export function createSlackApp(deps: SlackAppDeps): App {
-  const { slack, identity } = deps;
-  const routes: CustomRoute[] = [
-    { path: '/healthz', method: ['GET'], handler: (_req, res) => json(res, 200, { alive: true }) },
-    {
-      path: '/readyz',
-      method: ['GET'],
-      handler: (_req: IncomingMessage, res: ServerResponse) => {
-        deps
-          .readiness()
-          .then((readiness) => json(res, readiness.ready ? 200 : 503, readiness))
-          .catch(() => json(res, 503, { ready: false, checks: {} }));
+/**
+ * payops's listeners in a Bolt app that receives nothing itself: the ingress hands it requests
+ * it has verified (and, but for modal submissions, acknowledged). Listeners keep Bolt's
+ * `ack`, `respond` and `client` as if the request had come straight from Slack.
+ */
+export class SlackEngine {
+  readonly #app: App;
+  readonly #logger: Logger;
+  readonly #inFlight = new Set<Promise<void>>();
+
+  constructor(deps: SlackAppDeps) {
+    const { slack, identity } = deps;
+    this.#logger = deps.logger;
+    this.#app = new App({
+      token: slack.botToken,
+      botId: identity.botId,
+      botUserId: identity.botUserId,
+      receiver: FORWARDED_ONLY,
+      logger: boltLogger(deps.logger),
+      logLevel: LogLevel.DEBUG,
+      convoStore: false,
+      clientOptions: {
+        ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
+        retryConfig: WEB_API_RETRIES,
       },
-    },
-  ];
-  const app = new App({
-    token: slack.botToken,
-    signingSecret: slack.signingSecret,
-    botId: identity.botId,
-    botUserId: identity.botUserId,
-    logger: boltLogger(deps.logger),
-    logLevel: LogLevel.DEBUG,
-    customRoutes: routes,
-    clientOptions: {
-      ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
-      retryConfig: WEB_API_RETRIES,
-    },
-    ...(slack.appToken
-      ? { socketMode: true, appToken: slack.appToken, installerOptions: { port: slack.port } }
-      : { port: slack.port }),
-  });
-  registerListeners(app, deps);
-  return app;
+    });
+    this.#app.error(async (error) => {
+      this.#logger.error({ err: error }, 'a Slack listener failed');
+    });
+    registerListeners(this.#app, deps);
+  }
+
+  /** Runs the request's listener; resolves with what its `ack` carried, as soon as it acks. */
+  process(event: ForwardedEvent): Promise<unknown> {
+    let answered: (answer: unknown) => void = () => {};
+    const answer = new Promise<unknown>((resolve) => {
+      answered = resolve;
+    });
+    const done: Promise<void> = this.#app
+      .processEvent({
+        body: event.body,
+        ...(event.retryNum === undefined ? {} : { retryNum: event.retryNum }),
+        ...(event.retryReason === undefined ? {} : { retryReason: event.retryReason }),
+        ack: async (response?: unknown) => answered(response),
+      })
+      .catch((error: unknown) => this.#logger.error({ err: error }, 'a Slack request failed'))
+      .finally(() => {
+        // A listener that never acknowledged: its request is answered empty.
+        answered(undefined);
+        this.#inFlight.delete(done);
+      });
+    this.#inFlight.add(done);
+    return answer;
+  }
+
+  /** Waits for the requests being worked on (a payout half-sent above all), at most `ms`. */
+  async drain(ms: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, ms);
+    });
+    await Promise.race([Promise.allSettled([...this.#inFlight]), deadline]);
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -94,9 +123,4 @@ export function registerListeners(app: ListenerRegistry, deps: SlackAppDeps): vo
   registerAppHome(app, readerDeps);
   registerApprovals(app, approvalDeps);
   registerEvents(app, { access: deps.access, logger: deps.logger });
-}
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify(body));
 }

@@ -90,7 +90,6 @@ async function registered() {
     reads: new ReadService(client, ['read']),
     workflow,
     messages: new ApprovalMessages(new WebClient('xoxb-manifest'), workflow, 'C1234', logger),
-    readiness: async () => ({ ready: true, checks: {} }),
   });
   return seen;
 }

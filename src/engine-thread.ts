@@ -1,0 +1,110 @@
+import { once } from 'node:events';
+import type { Worker } from 'node:worker_threads';
+import { startModuleWorker } from './lib/module-worker.ts';
+import type { Logger } from './logger.ts';
+import type { BotIdentity } from './slack/directory.ts';
+import type { EngineLink, ForwardedEvent, Readiness } from './slack/ingress.ts';
+
+/**
+ * The engine in a worker thread of its own, so its work — SQL (PGlite's runs on the thread that
+ * calls it), provider calls, rendering, Slack answers — never delays an acknowledgement on the
+ * main thread. One engine thread per process: the in-process guarantees (one PGlite per folder,
+ * approval messages redrawn in order) hold as they do in a single thread.
+ */
+
+/** Main thread → engine thread. */
+export type ToEngine =
+  | { kind: 'event'; event: ForwardedEvent; answerId: number | undefined }
+  | { kind: 'readiness'; answerId: number }
+  | { kind: 'stop' };
+
+/** Engine thread → main thread. */
+export type FromEngine =
+  | { kind: 'started'; identity: BotIdentity }
+  | { kind: 'refused'; message: string; name: string }
+  | { kind: 'answer'; answerId: number; value: unknown }
+  | { kind: 'stopped' };
+
+export interface EngineThread {
+  identity: BotIdentity;
+  link: EngineLink;
+  /** Asks the engine to finish what it is doing and close; resolves once the thread is gone. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the engine thread with this environment (it reads its own configuration from it) and
+ * resolves once its first checks passed, its store is open and its bot identity is known. The
+ * process exits if the thread dies later: acknowledging requests nobody works on would lose them.
+ */
+export async function startEngineThread(
+  env: Record<string, string | undefined>,
+  logger: Logger,
+): Promise<EngineThread> {
+  const worker = startModuleWorker(new URL('./engine-worker.ts', import.meta.url), {
+    workerData: { env },
+  });
+  const pending = new Map<number, (value: unknown) => void>();
+  let nextAnswerId = 1;
+  let stopping = false;
+  const ask = (message: (answerId: number) => ToEngine) =>
+    new Promise<unknown>((resolve) => {
+      const answerId = nextAnswerId++;
+      pending.set(answerId, resolve);
+      worker.postMessage(message(answerId));
+    });
+
+  const identity = await started(worker);
+  worker.on('message', (message: FromEngine) => {
+    if (message.kind !== 'answer') return;
+    pending.get(message.answerId)?.(message.value);
+    pending.delete(message.answerId);
+  });
+  worker.on('error', (error) => logger.fatal({ err: error }, 'the engine thread failed'));
+  worker.once('exit', (code) => {
+    if (stopping) return;
+    logger.fatal({ code }, 'the engine thread stopped unexpectedly; payops exits');
+    process.exit(1);
+  });
+
+  return {
+    identity,
+    link: {
+      forward(event) {
+        worker.postMessage({ kind: 'event', event, answerId: undefined } satisfies ToEngine);
+      },
+      answerForAck: (event) => ask((answerId) => ({ kind: 'event', event, answerId })),
+      readiness: () => ask((answerId) => ({ kind: 'readiness', answerId })) as Promise<Readiness>,
+    },
+    async stop() {
+      stopping = true;
+      const stopped = new Promise<void>((resolve) => {
+        worker.on('message', (message: FromEngine) => {
+          if (message.kind === 'stopped') resolve();
+        });
+      });
+      worker.postMessage({ kind: 'stop' } satisfies ToEngine);
+      await Promise.race([stopped, once(worker, 'exit')]);
+      // Whatever handle a library left open, the thread ends here.
+      await worker.terminate();
+    },
+  };
+}
+
+/** The engine's first message: started, or refused (its error thrown here, the thread ended). */
+async function started(worker: Worker): Promise<BotIdentity> {
+  const [message] = (await Promise.race([
+    once(worker, 'message'),
+    once(worker, 'exit').then(([code]) => {
+      throw new Error(`the engine thread exited at start-up (code ${code})`);
+    }),
+  ])) as [FromEngine];
+  if (message.kind === 'started') return message.identity;
+  await worker.terminate();
+  if (message.kind === 'refused') {
+    const error = new Error(message.message);
+    error.name = message.name;
+    throw error;
+  }
+  throw new Error(`the engine thread said ${message.kind} before it started`);
+}

@@ -1,0 +1,103 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type AckFn, App, type CustomRoute, LogLevel } from '@slack/bolt';
+import type { SlackConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { boltLogger } from './bolt-logger.ts';
+import type { BotIdentity } from './directory.ts';
+
+/**
+ * The front door: Slack's requests arrive here (HTTP or Socket Mode), Bolt verifies them, and
+ * each is acknowledged at once and handed to the engine, which does the work. Nothing here waits
+ * for the store or the provider, so an acknowledgement never queues behind anyone's work —
+ * except a modal submission, whose acknowledgement carries the engine's answer (field errors).
+ */
+
+/** A verified Slack request, as the engine's Bolt app takes it. */
+export interface ForwardedEvent {
+  body: Record<string, unknown>;
+  retryNum: number | undefined;
+  retryReason: string | undefined;
+}
+
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, boolean>;
+}
+
+/** The engine as the ingress sees it: in this thread, or in a worker thread. */
+export interface EngineLink {
+  /** Work done after the ingress has acknowledged the request. */
+  forward(event: ForwardedEvent): void;
+  /** A request whose acknowledgement carries the engine's answer: resolves with that answer. */
+  answerForAck(event: ForwardedEvent): Promise<unknown>;
+  /** What `/readyz` reports: each dependency the bot needs to serve requests. */
+  readiness(): Promise<Readiness>;
+}
+
+export interface IngressDeps {
+  slack: SlackConfig;
+  logger: Logger;
+  identity: BotIdentity;
+  engine: EngineLink;
+}
+
+/** Web API calls are retried a little, never for half an hour as the SDK default would. */
+export const WEB_API_RETRIES = { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 };
+
+export function createIngressApp(deps: IngressDeps): App {
+  const { slack, identity, engine } = deps;
+  const routes: CustomRoute[] = [
+    { path: '/healthz', method: ['GET'], handler: (_req, res) => json(res, 200, { alive: true }) },
+    {
+      path: '/readyz',
+      method: ['GET'],
+      handler: (_req: IncomingMessage, res: ServerResponse) => {
+        engine
+          .readiness()
+          .then((readiness) => json(res, readiness.ready ? 200 : 503, readiness))
+          .catch(() => json(res, 503, { ready: false, checks: {} }));
+      },
+    },
+  ];
+  const app = new App({
+    token: slack.botToken,
+    signingSecret: slack.signingSecret,
+    botId: identity.botId,
+    botUserId: identity.botUserId,
+    logger: boltLogger(deps.logger),
+    logLevel: LogLevel.DEBUG,
+    customRoutes: routes,
+    // payops keeps no per-conversation state in Bolt: no store lookups inside an ack.
+    convoStore: false,
+    clientOptions: {
+      ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
+      retryConfig: WEB_API_RETRIES,
+    },
+    ...(slack.appToken
+      ? { socketMode: true, appToken: slack.appToken, installerOptions: { port: slack.port } }
+      : { port: slack.port }),
+  });
+  // One global middleware and no listeners: every request goes to the engine, which has them all.
+  app.use(async (args) => {
+    const { body, context } = args;
+    const ack = (args as { ack?: AckFn<unknown> }).ack;
+    const event: ForwardedEvent = {
+      body: body as unknown as Record<string, unknown>,
+      retryNum: context.retryNum,
+      retryReason: context.retryReason,
+    };
+    if (ack && body.type === 'view_submission') {
+      await ack(await engine.answerForAck(event));
+      return;
+    }
+    // Events API requests come already acknowledged by Bolt (no `ack`).
+    await ack?.();
+    engine.forward(event);
+  });
+  return app;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}

@@ -1,0 +1,116 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { OPERATIONS } from '../../src/domain/operations.ts';
+import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
+import {
+  cleanUpPayops,
+  clickApprove,
+  createPayoutCalls,
+  payopsEnvironment,
+  requestPayout,
+  startPayops,
+} from '../helpers/bot-process.ts';
+
+/**
+ * `npm start` runs the ingress on the main thread and the engine in a worker thread. What
+ * crosses between them — a modal's answer inside its acknowledgement, readiness, a shutdown that
+ * lets a payout in flight finish — is checked here on a real process.
+ */
+
+let sandbox: PaymentsSandbox;
+let slack: SlackEmulation;
+
+beforeAll(async () => {
+  [sandbox, slack] = await Promise.all([startPaymentsSandbox(), startSlackEmulation()]);
+});
+afterEach((context) => {
+  sandbox.setLatency(0);
+  return cleanUpPayops(context.task.result?.state === 'fail');
+});
+afterAll(async () => {
+  await Promise.all([sandbox?.close(), slack?.close()]);
+});
+
+describe('payops with its engine in a worker thread', () => {
+  it("carries a modal's field errors back inside its acknowledgement, then records the reason", {
+    timeout: 30_000,
+  }, async () => {
+    const payops = await startPayops('modal', payopsEnvironment(sandbox, slack, {}));
+    const driver = slack.driver(payops.eventsUrl);
+    const message = await requestPayout(slack, driver);
+    const opensBefore = slack.callsTo('views.open').length;
+    await driver.blockAction({
+      userId: 'U0CAROL',
+      actionId: ACTION.reject,
+      message: { channel: message.channel, ts: message.ts },
+    });
+    const modal = await slack.waitForCall(
+      'views.open',
+      (call) =>
+        slack.callsTo('views.open').indexOf(call) >= opensBefore &&
+        JSON.stringify(call.args).includes(VIEW.rejectReason),
+    );
+    const viewId = (modal.response as unknown as { view: { id: string } }).view.id;
+    const reason = (value: string) => ({
+      values: { reason: { reason: { type: 'plain_text_input', value } } },
+    });
+
+    const empty = await driver.viewSubmission({
+      userId: 'U0CAROL',
+      view: { id: viewId, state: reason('   ') },
+    });
+    expect(empty.status).toBe(200);
+    expect(empty.ack).toMatchObject({ response_action: 'errors', errors: { reason: /why/i } });
+
+    const given = await driver.viewSubmission({
+      userId: 'U0CAROL',
+      view: { id: viewId, state: reason('wrong beneficiary') },
+    });
+    expect(given.status).toBe(200);
+    expect(JSON.stringify(given.ack ?? {})).not.toContain('errors');
+    const told = await slack.waitForCall(
+      'chat.postMessage',
+      (call) => call.args.thread_ts === message.ts && /rejected/.test(String(call.args.text)),
+    );
+    expect(String(told.args.text)).toContain('wrong beneficiary');
+    expect(createPayoutCalls(sandbox)).toHaveLength(0);
+  });
+
+  it('answers /readyz with the engine’s checks', { timeout: 30_000 }, async () => {
+    const payops = await startPayops('ready', payopsEnvironment(sandbox, slack, {}));
+    const response = await fetch(payops.eventsUrl.replace('/slack/events', '/readyz'));
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({
+      ready: true,
+      checks: { store: true, provider: true, slackIdentity: true },
+    });
+  });
+
+  it('on SIGTERM, lets a payout already sent to the provider finish and tells its outcome', {
+    timeout: 30_000,
+  }, async () => {
+    const payops = await startPayops('drain', payopsEnvironment(sandbox, slack, {}));
+    const driver = slack.driver(payops.eventsUrl);
+    const message = await requestPayout(slack, driver);
+    const payoutsBefore = createPayoutCalls(sandbox).length;
+    sandbox.setLatency(1_500);
+    await clickApprove(driver, message, 'U0BOB');
+    const { method, path } = OPERATIONS.createPayout;
+    await slack.waitFor(
+      () => sandbox.requests.find((call) => call.method === method && call.path === `/v1${path}`),
+      { description: 'the payout reaching the provider', timeoutMs: 10_000 },
+    );
+
+    const exit = await payops.stop(10_000);
+
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(createPayoutCalls(sandbox).length - payoutsBefore).toBe(1);
+    const told = slack
+      .callsTo('chat.postMessage')
+      .find(
+        (call) => call.args.thread_ts === message.ts && /submitted/.test(String(call.args.text)),
+      );
+    expect(told, 'the requester is told it was submitted before payops exits').toBeDefined();
+  });
+});

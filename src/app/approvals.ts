@@ -160,8 +160,10 @@ export class ApprovalWorkflow {
         this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
     );
     if (result.kind !== 'claimed') return result;
+    // The call goes out first; Slack is told of the claim while it is in flight.
+    const execution = this.#execute(result.request);
     onClaimed?.(result.request);
-    return { kind: 'executed', request: await this.#execute(result.request) };
+    return { kind: 'executed', request: await execution };
   }
 
   async reject(

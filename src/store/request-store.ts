@@ -59,11 +59,53 @@ export type ApproveResult =
 /** Checked under the row lock: why this approval must not count, or undefined. */
 export type ApprovalRule = (request: PaymentRequest, approverId: string) => string | undefined;
 
-const SELECT_REQUEST = `
-  select r.*, coalesce(
+const REQUEST_COLUMNS = `r.*, coalesce(
     (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at) order by a.approved_at)
-       from approvals a where a.request_id = r.id), '[]'::json) as approval_list
-  from payment_requests r`;
+       from approvals a where a.request_id = r.id), '[]'::json) as approval_list`;
+
+const SELECT_REQUEST = `select ${REQUEST_COLUMNS} from payment_requests r`;
+
+/** A request and the kill switch in one round trip (`where r.id = $1` to be appended). */
+const SELECT_REQUEST_AND_FREEZE = `
+  select ${REQUEST_COLUMNS}, f.frozen as freeze_frozen, f.reason as freeze_reason,
+         f.changed_by as freeze_changed_by, f.changed_at as freeze_changed_at
+  from payment_requests r cross join freeze_state f
+  where f.id = 1`;
+
+/**
+ * One approval counted and, when it is the last one needed ($5), the claim — each with its
+ * audit row — in one statement. The claim's audit row reads the approval's, so it comes after
+ * it in the log.
+ */
+const APPROVE_AND_CLAIM = `
+  with approval as (
+    insert into approvals (request_id, approver_id) values ($1, $2) returning approved_at
+  ), approved_audit as (
+    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    values ($1, $2, 'approved', 'pending', 'pending', $3, $4) returning id
+  ), claim as (
+    update payment_requests
+       set status = 'executing', claimed_at = now(), claimed_by = $6, updated_at = now()
+     where id = $1 and status = 'pending' and $5::boolean
+    returning id, fingerprint, updated_at
+  ), claimed_audit as (
+    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    select claim.id, 'payops', 'claimed', 'pending', 'executing', claim.fingerprint, $7
+      from claim, approved_audit
+  )
+  select (select approved_at from approval) as approved_at,
+         (select updated_at from claim) as claimed_updated_at`;
+
+/** executing → $2 with its outcome and audit row, in one statement; no row if not executing. */
+const FINISH_EXECUTION = `
+  with finished as (
+    update payment_requests set status = $2, outcome = $3, updated_at = now()
+     where id = $1 and status = 'executing' returning *
+  ), finished_audit as (
+    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    select id, 'payops', $2, 'executing', $2, fingerprint, $3 from finished
+  )
+  select ${REQUEST_COLUMNS} from finished r`;
 
 export class RequestStore {
   readonly #db: Database;
@@ -112,6 +154,17 @@ export class RequestStore {
     return load(this.#db, id);
   }
 
+  /** A request and the freeze as they are now, in one round trip: what its message shows. */
+  async getWithFreeze(
+    id: number,
+  ): Promise<{ request: PaymentRequest; freeze: FreezeState } | undefined> {
+    const [row] = await this.#db.query<Row & FreezeRow>(
+      `${SELECT_REQUEST_AND_FREEZE} and r.id = $1`,
+      [id],
+    );
+    return row ? { request: toRequest(row), freeze: toFreeze(row) } : undefined;
+  }
+
   async attachMessage(id: number, channelId: string, messageTs: string): Promise<void> {
     await this.#db.query(
       'update payment_requests set channel_id = $2, message_ts = $3, updated_at = now() where id = $1',
@@ -142,34 +195,60 @@ export class RequestStore {
     rule: ApprovalRule,
   ): Promise<ApproveResult> {
     return this.#db.transaction(async (tx) => {
-      const request = await load(tx, id, { lock: true });
-      if (!request) return { kind: 'not_found' };
+      // The request row locked, and the kill switch share-locked so no freeze can land
+      // between this check and the claim. Read in a statement of its own, after the locks:
+      // a statement that waited for a lock still sees other tables (approvals) as they were
+      // when it began.
+      const locked = await tx.query(
+        `select r.id from payment_requests r cross join freeze_state f
+          where r.id = $1 and f.id = 1 for update of r for share of f`,
+        [id],
+      );
+      if (locked.length === 0) return { kind: 'not_found' };
+      const [row] = await tx.query<Row & FreezeRow>(`${SELECT_REQUEST_AND_FREEZE} and r.id = $1`, [
+        id,
+      ]);
+      if (!row) return { kind: 'not_found' };
+      const request = toRequest(row);
       const refusal = rule(request, approverId);
       if (refusal) return { kind: 'refused', reason: refusal, request };
       const complete = request.approvals.length + 1 >= request.requiredApprovals;
       if (complete) {
-        const freeze = await readFreeze(tx, { lock: true });
+        const freeze = toFreeze(row);
         if (freeze.frozen) return { kind: 'frozen', freeze, request };
+        assertTransition(id, 'pending', 'executing');
       }
-      await tx.query('insert into approvals (request_id, approver_id) values ($1, $2)', [
+      const [written] = await tx.query<{
+        approved_at: Date | string;
+        claimed_updated_at: Date | string | null;
+      }>(APPROVE_AND_CLAIM, [
         id,
         approverId,
-      ]);
-      await audit(tx, id, approverId, 'approved', 'pending', 'pending', request.fingerprint, {
-        approvals: request.approvals.length + 1,
-        required: request.requiredApprovals,
-      });
-      if (!complete) return { kind: 'recorded', request: (await load(tx, id)) as PaymentRequest };
-      const claimed = await tx.query(
-        `update payment_requests set status = 'executing', claimed_at = now(), claimed_by = $2, updated_at = now()
-         where id = $1 and status = 'pending' returning id`,
-        [id, claimedBy],
-      );
-      if (claimed.length !== 1) throw new Error(`request ${id} changed under its row lock`);
-      await audit(tx, id, 'payops', 'claimed', 'pending', 'executing', request.fingerprint, {
+        request.fingerprint,
+        JSON.stringify({
+          approvals: request.approvals.length + 1,
+          required: request.requiredApprovals,
+        }),
+        complete,
         claimedBy,
-      });
-      return { kind: 'claimed', request: (await load(tx, id)) as PaymentRequest };
+        JSON.stringify({ claimedBy }),
+      ]);
+      if (!written) throw new Error(`request ${id}: the approval was not written`);
+      const approvals = [
+        ...request.approvals,
+        { userId: approverId, at: iso(written.approved_at) },
+      ];
+      if (!complete) return { kind: 'recorded', request: { ...request, approvals } };
+      if (written.claimed_updated_at === null) {
+        throw new Error(`request ${id} changed under its row lock`);
+      }
+      const claimed: PaymentRequest = {
+        ...request,
+        approvals,
+        status: 'executing',
+        updatedAt: iso(written.claimed_updated_at),
+      };
+      return { kind: 'claimed', request: claimed };
     });
   }
 
@@ -223,16 +302,14 @@ export class RequestStore {
     to: 'submitted' | 'failed' | 'unknown',
     outcome: ProviderOutcome,
   ): Promise<PaymentRequest | undefined> {
+    assertTransition(id, 'executing', to);
+    const [finished] = await this.#db.query<Row>(FINISH_EXECUTION, [
+      id,
+      to,
+      JSON.stringify(outcome),
+    ]);
+    if (finished) return toRequest(finished);
     return this.#db.transaction(async (tx) => {
-      const rows = await tx.query<{ fingerprint: string }>(
-        `update payment_requests set status = $2, outcome = $3, updated_at = now()
-         where id = $1 and status = 'executing' returning fingerprint`,
-        [id, to, JSON.stringify(outcome)],
-      );
-      if (rows.length === 1) {
-        await audit(tx, id, 'payops', to, 'executing', to, rows[0]?.fingerprint, { ...outcome });
-        return load(tx, id);
-      }
       const late = await tx.query<{ fingerprint: string; status: string }>(
         `update payment_requests
            set outcome = coalesce(outcome, '{}'::jsonb) || jsonb_build_object('late', $2::jsonb), updated_at = now()
@@ -350,7 +427,7 @@ export class RequestStore {
   }
 
   freezeState(): Promise<FreezeState> {
-    return readFreeze(this.#db, { lock: false });
+    return readFreeze(this.#db);
   }
 
   async setFreeze(
@@ -373,7 +450,7 @@ export class RequestStore {
         undefined,
         reason ? { reason } : undefined,
       );
-      return readFreeze(tx, { lock: false });
+      return readFreeze(tx);
     });
   }
 }
@@ -400,16 +477,7 @@ interface Row {
   approval_list: Array<{ userId: string; at: string }> | string;
 }
 
-async function load(
-  db: Queryable,
-  id: number,
-  options: { lock?: boolean } = {},
-): Promise<PaymentRequest | undefined> {
-  if (options.lock) {
-    // Lock the row first: json_agg cannot be combined with FOR UPDATE.
-    const locked = await db.query('select id from payment_requests where id = $1 for update', [id]);
-    if (locked.length === 0) return undefined;
-  }
+async function load(db: Queryable, id: number): Promise<PaymentRequest | undefined> {
   const [row] = await db.query<Row>(`${SELECT_REQUEST} where r.id = $1`, [id]);
   return row ? toRequest(row) : undefined;
 }
@@ -479,11 +547,8 @@ async function audit(
   fingerprint: string | undefined,
   detail: Record<string, unknown> | undefined,
 ): Promise<void> {
-  // Every status change goes through here: one outside the state machine aborts its transaction.
-  if (from && to && from !== to && !canTransition(from as RequestStatus, to as RequestStatus)) {
-    throw new Error(
-      `request ${requestId}: ${from} → ${to} is not a transition of the state machine`,
-    );
+  if (from && to && from !== to) {
+    assertTransition(requestId, from as RequestStatus, to as RequestStatus);
   }
   await db.query(
     `insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
@@ -500,21 +565,47 @@ async function audit(
   );
 }
 
-async function readFreeze(db: Queryable, options: { lock: boolean }): Promise<FreezeState> {
-  const [row] = await db.query<{
-    frozen: boolean;
-    reason: string | null;
-    changed_by: string | null;
-    changed_at: Date | string | null;
-  }>(
-    `select frozen, reason, changed_by, changed_at from freeze_state where id = 1${options.lock ? ' for share' : ''}`,
-  );
+/**
+ * Every status change is checked here before its SQL runs: one outside the state machine
+ * aborts its transaction.
+ */
+function assertTransition(
+  requestId: number | undefined,
+  from: RequestStatus,
+  to: RequestStatus,
+): void {
+  if (!canTransition(from, to)) {
+    throw new Error(
+      `request ${requestId}: ${from} → ${to} is not a transition of the state machine`,
+    );
+  }
+}
+
+interface FreezeRow {
+  freeze_frozen: boolean;
+  freeze_reason: string | null;
+  freeze_changed_by: string | null;
+  freeze_changed_at: Date | string | null;
+}
+
+function toFreeze(row: FreezeRow): FreezeState {
   return {
-    frozen: row?.frozen ?? false,
-    reason: row?.reason ?? undefined,
-    changedBy: row?.changed_by ?? undefined,
-    changedAt: row?.changed_at ? iso(row.changed_at) : undefined,
+    frozen: row.freeze_frozen,
+    reason: row.freeze_reason ?? undefined,
+    changedBy: row.freeze_changed_by ?? undefined,
+    changedAt: row.freeze_changed_at ? iso(row.freeze_changed_at) : undefined,
   };
+}
+
+async function readFreeze(db: Queryable): Promise<FreezeState> {
+  const [row] = await db.query<FreezeRow>(
+    `select frozen as freeze_frozen, reason as freeze_reason, changed_by as freeze_changed_by,
+            changed_at as freeze_changed_at
+       from freeze_state where id = 1`,
+  );
+  return row
+    ? toFreeze(row)
+    : { frozen: false, reason: undefined, changedBy: undefined, changedAt: undefined };
 }
 
 function iso(value: Date | string): string {

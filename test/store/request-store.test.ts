@@ -101,6 +101,24 @@ describe.each(engines())('request store on %s', (engine) => {
     expect((await store.get(request.id))?.approvals.map((a) => a.userId)).toEqual(['U0BOB']);
   });
 
+  it('different approvers racing on a 2-approval request: one counted, one claims, the rest see it claimed', async () => {
+    const request = await store.create(newRequest({ requiredApprovals: 2 }));
+    const pendingOnly = (r: { status: string }) =>
+      r.status === 'pending' ? undefined : `already ${r.status}`;
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        store.approve(request.id, `U0APPROVER${index}`, 'test', pendingOnly),
+      ),
+    );
+    const kinds = results.map((result) => result.kind).sort();
+    expect(kinds).toEqual(['claimed', 'recorded', ...Array(8).fill('refused')]);
+    const stored = await store.get(request.id);
+    expect(stored?.status).toBe('executing');
+    expect(stored?.approvals).toHaveLength(2);
+    const claimed = results.find((result) => result.kind === 'claimed');
+    expect(claimed?.request.approvals).toEqual(stored?.approvals);
+  });
+
   it('a freeze refuses the approval that would execute, and leaves the request pending', async () => {
     const request = await store.create(newRequest());
     await store.setFreeze(true, 'U0BOB', 'incident 42');

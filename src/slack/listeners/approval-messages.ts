@@ -68,10 +68,12 @@ export class ApprovalMessages {
 
   async #redraw(id: number, notify: boolean): Promise<void> {
     try {
-      const request = await this.#workflow.store.get(id);
-      if (!request?.channelId || !request.messageTs) return;
+      const found = await this.#workflow.store.getWithFreeze(id);
+      const request = found?.request;
+      if (!found || !request?.channelId || !request.messageTs) return;
       const card = renderApprovalCard(request, {
-        ...(await this.#context()),
+        freeze: freezeNotice(found.freeze),
+        now: new Date(),
         labels: request.labels,
       });
       await this.#web.chat.update({ channel: request.channelId, ts: request.messageTs, ...card });

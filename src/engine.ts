@@ -14,6 +14,7 @@ import { boltLogger } from './slack/bolt-logger.ts';
 import { type BotIdentity, resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
 import type { EngineLink, Readiness } from './slack/ingress.ts';
 import { ApprovalMessages } from './slack/listeners/approval-messages.ts';
+import { createSlackFetch } from './slack/slack-fetch.ts';
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { openPglite } from './store/pglite.ts';
@@ -73,13 +74,21 @@ export async function startEngine(
     throw error;
   }
 
+  const slackHttp = createSlackFetch();
   const web = new WebClient(config.slack.botToken, {
     ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+    fetch: slackHttp.fetch,
     retryConfig: { retries: 2 },
     // Through pino, so its debug lines (request bodies, headers) get the same redaction.
     logger: boltLogger(logger),
   });
-  const identity = await resolveBotIdentity(web);
+  let identity: BotIdentity;
+  try {
+    identity = await resolveBotIdentity(web);
+  } catch (error) {
+    await Promise.all([slackHttp.close(), payments.close(), db.close()]);
+    throw error;
+  }
   const access = new AccessControl(slackGroupDirectory(web));
   const reads = new ReadService(payments, report.identity.scopes);
   const workflow = new ApprovalWorkflow({
@@ -95,15 +104,10 @@ export async function startEngine(
     ...(options.now ? { now: options.now } : {}),
   });
   const messages = new ApprovalMessages(web, workflow, config.approvals.channelId, logger);
-  const slack = new SlackEngine({
-    slack: config.slack,
-    logger,
-    identity,
-    access,
-    reads,
-    workflow,
-    messages,
-  });
+  const slack = new SlackEngine(
+    { slack: config.slack, logger, identity, access, reads, workflow, messages },
+    { fetch: slackHttp.fetch },
+  );
 
   let providerProbe: { at: number; ok: boolean } | undefined;
   const providerReachable = async (): Promise<boolean> => {
@@ -144,6 +148,7 @@ export async function startEngine(
     async stop() {
       clearInterval(sweeper);
       await slack.drain(config.approvals.executionLeaseMs);
+      await slackHttp.close();
       await payments.close();
       await db.close();
     },

@@ -42,7 +42,8 @@ export class SlackEngine {
   readonly #logger: Logger;
   readonly #inFlight = new Set<Promise<void>>();
 
-  constructor(deps: SlackAppDeps) {
+  /** `fetch`: how Bolt's `respond` and its WebClients reach Slack. */
+  constructor(deps: SlackAppDeps, transport: { fetch: typeof fetch }) {
     const { slack, identity } = deps;
     this.#logger = deps.logger;
     this.#app = new App({
@@ -56,6 +57,7 @@ export class SlackEngine {
       clientOptions: {
         ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
         retryConfig: WEB_API_RETRIES,
+        fetch: transport.fetch,
       },
     });
     this.#app.error(async (error) => {

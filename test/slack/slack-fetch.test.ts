@@ -1,0 +1,82 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSlackFetch } from '../../src/slack/slack-fetch.ts';
+
+/** The SDKs' fetch over undici, against a real HTTP server: what they read must be what fetch gives. */
+
+let server: Server;
+let base: string;
+const received: Array<{ method: string; url: string; type: string; body: string }> = [];
+const slackFetch = createSlackFetch();
+
+beforeAll(async () => {
+  server = createServer(async (req: IncomingMessage, res) => {
+    let body = '';
+    for await (const chunk of req) body += chunk;
+    received.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      type: req.headers['content-type'] ?? '',
+      body,
+    });
+    if (req.url === '/moved') {
+      res.writeHead(302, { location: '/elsewhere' }).end();
+    } else if (req.url === '/empty') {
+      res.writeHead(204).end();
+    } else {
+      res.setHeader('set-cookie', ['a=1', 'b=2']);
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+      res.end('{"ok":false,"error":"ratelimited"}');
+    }
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  await slackFetch.close();
+  server.close();
+});
+
+describe('the fetch given to Slack SDKs', () => {
+  it('posts a string body with its headers and returns status, headers and body', async () => {
+    const response = await slackFetch.fetch(`${base}/api/chat.postMessage`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: 'channel=C1&text=hi',
+    });
+    expect(received.at(-1)).toEqual({
+      method: 'POST',
+      url: '/api/chat.postMessage',
+      type: 'application/x-www-form-urlencoded',
+      body: 'channel=C1&text=hi',
+    });
+    expect(response.status).toBe(429);
+    expect(response.ok).toBe(false);
+    expect(response.headers.get('retry-after')).toBe('7');
+    expect(response.headers.get('set-cookie')).toBe('a=1, b=2');
+    expect(await response.json()).toEqual({ ok: false, error: 'ratelimited' });
+  });
+
+  it("refuses a redirect when asked to, as fetch's redirect: 'error' does", async () => {
+    await expect(
+      slackFetch.fetch(`${base}/moved`, { method: 'POST', body: 'x', redirect: 'error' }),
+    ).rejects.toThrow(/redirect/);
+  });
+
+  it('gives a 204 no body', async () => {
+    const response = await slackFetch.fetch(`${base}/empty`, { method: 'POST', body: '{}' });
+    expect(response.status).toBe(204);
+    expect(response.body).toBeNull();
+  });
+
+  it('sends a multipart upload through the standard fetch', async () => {
+    const form = new FormData();
+    form.append('file', new Blob(['a,b\n1,2\n']), 'audit.csv');
+    await slackFetch.fetch(`${base}/upload`, { method: 'POST', body: form });
+    const upload = received.at(-1);
+    expect(upload?.type).toMatch(/^multipart\/form-data; boundary=/);
+    expect(upload?.body).toContain('a,b\n1,2\n');
+  });
+});

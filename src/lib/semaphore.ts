@@ -13,6 +13,13 @@ export class Semaphore {
     return this.#held;
   }
 
+  /** A release function if a slot is free right now, else undefined (nothing is queued). */
+  tryAcquire(): (() => void) | undefined {
+    if (this.#held >= this.#limit) return undefined;
+    this.#held++;
+    return this.#releaser();
+  }
+
   /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);

@@ -227,6 +227,9 @@ export class PaymentsClient {
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<() => void> {
+    // A free slot needs no deadline: timer-backed signals are costly, and most calls never wait.
+    const free = signal?.aborted ? undefined : this.#inFlight.tryAcquire();
+    if (free) return free;
     const queueDeadline = AbortSignal.timeout(timeoutMs);
     try {
       return await this.#inFlight.acquire(

@@ -5,7 +5,7 @@ import { ACTION } from '../src/slack/interaction-ids.ts';
  * The floor payops is measured against: a bare Bolt app with the same Bolt, its default
  * HTTPReceiver, `botId`/`botUserId` set (so no `auth.test` call sits inside any request), and
  * handlers for `/pay` and the Approve button that only acknowledge. Run by the bench as a child
- * process: `node --import tsx bench/bare-bolt.ts`, configured by its environment.
+ * process, compiled like payops (`bench/tsconfig.build.json`), configured by its environment.
  */
 
 function required(name: string): string {

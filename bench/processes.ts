@@ -7,7 +7,7 @@ import { sleep } from './load.ts';
 
 /**
  * The apps under test, each in a process of its own as production runs them
- * (`node --import tsx <script>`), on a loopback port picked here; their RSS read from /proc.
+ * (`node <script>`, compiled), on a loopback port picked here; their RSS read from /proc.
  */
 
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -17,7 +17,7 @@ const STOP_GRACE_MS = 5_000;
 
 export interface ChildAppOptions {
   name: string;
-  /** Relative to the repository, e.g. `src/main.ts`. */
+  /** Relative to the repository, e.g. `dist/main.js` (a `.ts` script runs under tsx). */
   script: string;
   env: Record<string, string>;
   /** Where its stdout and stderr go. */
@@ -41,7 +41,11 @@ export class ChildApp {
     const log = openSync(options.logFile, 'w');
     this.#child = spawn(
       process.execPath,
-      [...(options.nodeOptions ?? []), '--import', 'tsx', options.script],
+      [
+        ...(options.nodeOptions ?? []),
+        ...(options.script.endsWith('.ts') ? ['--import', 'tsx'] : []),
+        options.script,
+      ],
       {
         cwd: REPO_ROOT,
         env: { PATH: process.env.PATH ?? '', ...options.env, PORT: String(port) },

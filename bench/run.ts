@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism, release } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +34,7 @@ import { type BenchStore, embeddedStore, postgresStore } from './stores.ts';
 
 /**
  * `npm run bench` (a few minutes) and `npm run bench:quick` (under a minute): payops against a
- * bare Bolt app, both as child processes, with the Payments sandbox, the Slack emulation and the
+ * bare Bolt app, both compiled and run as child processes, with the Payments sandbox, the Slack emulation and the
  * load generator (in a worker thread) in this process, all on 127.0.0.1. payops runs once on
  * embedded PGlite and once on PostgreSQL when DATABASE_URL or TEST_DATABASE_URL names a server
  * (a fresh database is created there for the run and dropped after it).
@@ -41,6 +42,10 @@ import { type BenchStore, embeddedStore, postgresStore } from './stores.ts';
  */
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
+/** What `npm run build` makes and `npm start` runs. */
+const PAYOPS_SCRIPT = 'dist/main.js';
+/** bench/bare-bolt.ts compiled by the same TypeScript with the same options. */
+const BARE_SCRIPT = 'bench/results/build/bench/bare-bolt.js';
 const SLOW_PROVIDER_MS = 2_000;
 
 interface BenchPlan extends Plan {
@@ -119,11 +124,13 @@ async function main(): Promise<void> {
   });
   try {
     const plan = PLANS[mode];
+    progress('building payops and the bare app (both run compiled, as in production)');
+    buildApps();
     const load = new LoadWorker();
     cleanup.add(() => load.close());
     const bare = await ChildApp.start({
       name: 'bare-bolt',
-      script: 'bench/bare-bolt.ts',
+      script: BARE_SCRIPT,
       env: {
         SLACK_BOT_TOKEN: DEFAULT_SLACK.botToken,
         SLACK_SIGNING_SECRET: DEFAULT_SLACK.signingSecret,
@@ -328,7 +335,7 @@ function startPayops(setup: Setup, store: BenchStore, run: string): Promise<Chil
   const { sandbox, emulation } = setup;
   return ChildApp.start({
     name: `payops-${store.engine}`,
-    script: 'src/main.ts',
+    script: PAYOPS_SCRIPT,
     env: { ...rehearsalEnv(sandbox, emulation), LOG_LEVEL: 'warn', ...store.env },
     logFile: `${RESULTS_DIR}payops-${store.engine}-${run}.log`,
     nodeOptions: setup.profile ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}profiles`] : [],
@@ -339,6 +346,16 @@ function startPayops(setup: Setup, store: BenchStore, run: string): Promise<Chil
 async function idleRss(app: ChildApp, plan: BenchPlan): Promise<number> {
   await sleep(plan.idleSettleMs);
   return app.rssMb();
+}
+
+function buildApps(): void {
+  const cwd = fileURLToPath(new URL('..', import.meta.url));
+  execFileSync('npm', ['run', '--silent', 'build'], { cwd, stdio: 'inherit' });
+  const tsc = fileURLToPath(import.meta.resolve('typescript/bin/tsc'));
+  execFileSync(process.execPath, [tsc, '-p', 'bench/tsconfig.build.json'], {
+    cwd,
+    stdio: 'inherit',
+  });
 }
 
 function machine(): Machine {

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import { extname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { startModuleWorker } from './lib/module-worker.ts';
 import type { Logger } from './logger.ts';
@@ -41,7 +42,12 @@ export async function startEngineThread(
   env: Record<string, string | undefined>,
   logger: Logger,
 ): Promise<EngineThread> {
-  const worker = startModuleWorker(new URL('./engine-worker.ts', import.meta.url), {
+  // engine-worker.ts as sources, engine-worker.js once built: the same extension as this file.
+  const entry = new URL(
+    `./engine-worker${extname(new URL(import.meta.url).pathname)}`,
+    import.meta.url,
+  );
+  const worker = startModuleWorker(entry, {
     workerData: { env },
   });
   const pending = new Map<number, (value: unknown) => void>();

@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/domain/operations.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
@@ -17,6 +19,8 @@ import {
  * crosses between them — a modal's answer inside its acknowledgement, readiness, a shutdown that
  * lets a payout in flight finish — is checked here on a real process.
  */
+
+const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 let sandbox: PaymentsSandbox;
 let slack: SlackEmulation;
@@ -75,6 +79,25 @@ describe('payops with its engine in a worker thread', () => {
     );
     expect(String(told.args.text)).toContain('wrong beneficiary');
     expect(createPayoutCalls(sandbox)).toHaveLength(0);
+  });
+
+  it('runs as built for production: npm run build, then node dist/main.js answers a command', {
+    timeout: 90_000,
+  }, async () => {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
+    const payops = await startPayops(
+      'built',
+      payopsEnvironment(sandbox, slack, {}),
+      'dist/main.js',
+    );
+    const sent = await slack.driver(payops.eventsUrl).slashCommand({
+      text: 'balance wal_acme_eth_ops',
+      userId: 'U0DAVE',
+      channelId: 'C0PAYOPS',
+    });
+    expect(sent.status).toBe(200);
+    const answer = await slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
+    expect(JSON.stringify(answer.body)).toContain('wal_acme_eth_ops');
   });
 
   it('answers /readyz with the engine’s checks', { timeout: 30_000 }, async () => {

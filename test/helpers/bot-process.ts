@@ -48,14 +48,20 @@ export class PayopsProcess {
     readonly name: string,
     port: number,
     env: Record<string, string>,
+    /** `src/main.ts` (run under tsx), or the built `dist/main.js`. */
+    script = 'src/main.ts',
   ) {
     this.#baseUrl = `http://127.0.0.1:${port}`;
     this.eventsUrl = `${this.#baseUrl}/slack/events`;
-    this.#child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    this.#child = spawn(
+      process.execPath,
+      script.endsWith('.ts') ? ['--import', 'tsx', script] : [script],
+      {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     const record = (chunk: Buffer) => {
       this.#output += chunk.toString();
     };
@@ -116,14 +122,14 @@ export class PayopsProcess {
 }
 
 /** Starts payops on a free port of its own; `ready()` waits until it serves. */
-export async function spawnPayops(name: string, env: Record<string, string>) {
-  const payops = new PayopsProcess(name, await freePort(), env);
+export async function spawnPayops(name: string, env: Record<string, string>, script?: string) {
+  const payops = new PayopsProcess(name, await freePort(), env, script);
   started.add(payops);
   return payops;
 }
 
-export async function startPayops(name: string, env: Record<string, string>) {
-  return (await spawnPayops(name, env)).ready();
+export async function startPayops(name: string, env: Record<string, string>, script?: string) {
+  return (await spawnPayops(name, env, script)).ready();
 }
 
 /** Stops every process the test started; after a failed test, prints what each one said. */

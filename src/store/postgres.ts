@@ -11,7 +11,10 @@ export async function openPostgres(
   pool.on('error', () => {});
   const queryable = (client: pg.Pool | pg.PoolClient): Queryable => ({
     async query<Row>(sql: string, params: unknown[] = []) {
-      return (await client.query(sql, params)).rows as Row[];
+      // Each connection parses and plans a statement once, not at every call: payops's SQL is
+      // a fixed set of texts, so each gets a name of its own for good.
+      const config = { name: statementName(sql), text: sql, values: params };
+      return (await client.query(config)).rows as Row[];
     },
     async exec(sql: string) {
       await client.query(sql);
@@ -45,4 +48,16 @@ export async function openPostgres(
       await pool.end();
     },
   };
+}
+
+const statementNames = new Map<string, string>();
+
+/** The same name for the same text, always (PostgreSQL refuses one name for two texts). */
+function statementName(sql: string): string {
+  let name = statementNames.get(sql);
+  if (name === undefined) {
+    name = `payops_${statementNames.size + 1}`;
+    statementNames.set(sql, name);
+  }
+  return name;
 }

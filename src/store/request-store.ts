@@ -59,9 +59,20 @@ export type ApproveResult =
 /** Checked under the row lock: why this approval must not count, or undefined. */
 export type ApprovalRule = (request: PaymentRequest, approverId: string) => string | undefined;
 
-const REQUEST_COLUMNS = `r.*, coalesce(
+/**
+ * Columns are named, never `*`: a prepared statement whose result type changed (a replica
+ * migrated a table) fails, and one naming its columns does not.
+ */
+const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, requester_id,
+  status, required_approvals, created_at, expires_at, updated_at, channel_id, message_ts,
+  decided_by, reason, outcome, reconciliation, labels`;
+
+const REQUEST_COLUMNS = `${REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1')}, coalesce(
     (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at) order by a.approved_at)
        from approvals a where a.request_id = r.id), '[]'::json) as approval_list`;
+
+const AUDIT_COLUMNS =
+  'id, at, request_id, actor, event, from_status, to_status, fingerprint, detail';
 
 const SELECT_REQUEST = `select ${REQUEST_COLUMNS} from payment_requests r`;
 
@@ -100,7 +111,7 @@ const APPROVE_AND_CLAIM = `
 const FINISH_EXECUTION = `
   with finished as (
     update payment_requests set status = $2, outcome = $3, updated_at = now()
-     where id = $1 and status = 'executing' returning *
+     where id = $1 and status = 'executing' returning ${REQUEST_TABLE_COLUMNS}
   ), finished_audit as (
     insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
     select id, 'payops', $2, 'executing', $2, fingerprint, $3 from finished
@@ -413,16 +424,17 @@ export class RequestStore {
 
   async history(id: number): Promise<AuditEntry[]> {
     const rows = await this.#db.query<AuditRow>(
-      'select * from audit_log where request_id = $1 order by id',
+      `select ${AUDIT_COLUMNS} from audit_log where request_id = $1 order by id`,
       [id],
     );
     return rows.map(toAuditEntry);
   }
 
   async auditLog(limit = 100_000): Promise<AuditEntry[]> {
-    const rows = await this.#db.query<AuditRow>('select * from audit_log order by id limit $1', [
-      limit,
-    ]);
+    const rows = await this.#db.query<AuditRow>(
+      `select ${AUDIT_COLUMNS} from audit_log order by id limit $1`,
+      [limit],
+    );
     return rows.map(toAuditEntry);
   }
 

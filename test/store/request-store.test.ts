@@ -49,6 +49,26 @@ describe.each(engines())('request store on %s', (engine) => {
     }
   });
 
+  it('keeps working after another replica adds a column (statements are prepared once per connection)', async () => {
+    const fresh = await freshDatabase(engine);
+    try {
+      const replica = new RequestStore(fresh.db);
+      const { id } = await replica.create(newRequest());
+      expect((await replica.get(id))?.status).toBe('pending');
+      await fresh.db.exec('alter table payment_requests add column added_later text');
+      await fresh.db.exec('alter table audit_log add column added_later text');
+      expect((await replica.get(id))?.status).toBe('pending');
+      expect((await replica.approve(id, 'U0BOB', 'test', () => undefined)).kind).toBe('claimed');
+      expect((await replica.history(id)).map((entry) => entry.event)).toEqual([
+        'requested',
+        'approved',
+        'claimed',
+      ]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it('creates a pending request that keeps the exact body and its fingerprint', async () => {
     const request = await store.create(newRequest());
     expect(request).toMatchObject({

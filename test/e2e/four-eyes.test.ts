@@ -170,6 +170,31 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     expect(payoutsSent(r).length - before).toBe(1);
   });
 
+  it('the message says "being sent" only while a slow call is in flight', async () => {
+    const updatesOf = (ts: string) =>
+      r.slack
+        .callsTo('chat.update')
+        .filter((call) => call.args.ts === ts)
+        .map((call) => String(call.args.text));
+    const slow = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '3.00' })}`);
+    r.sandbox.setLatency(1_800);
+    try {
+      await click(r, ACTION.approve, 'U0BOB', slow.ts);
+      await cardMatching(r, slow.ts, /submitted/i);
+    } finally {
+      r.sandbox.setLatency(0);
+    }
+    expect(updatesOf(slow.ts)).toEqual([
+      expect.stringMatching(/: executing$/),
+      expect.stringMatching(/submitted/i),
+    ]);
+
+    const prompt = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '3.01' })}`);
+    await click(r, ACTION.approve, 'U0BOB', prompt.ts);
+    await cardMatching(r, prompt.ts, /submitted/i);
+    expect(updatesOf(prompt.ts)).toEqual([expect.stringMatching(/submitted/i)]);
+  });
+
   it('a rejection asks for a reason, records it, and nothing is sent', async () => {
     const before = payoutsSent(r).length;
     const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '4.00' })}`);

@@ -25,6 +25,9 @@ import { ACTION, VIEW } from '../interaction-ids.ts';
 import type { ApprovalMessages } from './approval-messages.ts';
 import type { ListenerRegistry } from './registry.ts';
 
+/** How long a provider call runs before its approval message says it is being sent. */
+const IN_FLIGHT_NOTICE_AFTER_MS = 1_000;
+
 export interface ApprovalDeps {
   workflow: ApprovalWorkflow;
   messages: ApprovalMessages;
@@ -319,10 +322,16 @@ async function approve(
 ): Promise<void> {
   const id = requestIdOf(action.value);
   if (id === undefined) return tell(respond, 'That button does not name a request.');
+  let showInFlight: NodeJS.Timeout | undefined;
   const result = await deps.workflow.approve(id, body.user.id, originOf(body), (claimed) => {
-    // Shown while the one call is in flight; the final state follows in the same queue.
-    void deps.messages.refresh(claimed, { notify: false });
+    // "Being sent" is shown only if the call takes a while: a prompt answer goes straight to
+    // the final state (one message update instead of two). Both go through the same queue.
+    showInFlight = setTimeout(
+      () => void deps.messages.refresh(claimed, { notify: false }),
+      IN_FLIGHT_NOTICE_AFTER_MS,
+    );
   });
+  clearTimeout(showInFlight);
   switch (result.kind) {
     case 'not_allowed':
       return tell(respond, deniedText(result, deps.accessAdmin));

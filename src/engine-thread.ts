@@ -1,10 +1,17 @@
 import { once } from 'node:events';
 import { extname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import type { Config } from './config.ts';
 import { startModuleWorker } from './lib/module-worker.ts';
 import type { Logger } from './logger.ts';
 import type { BotIdentity } from './slack/directory.ts';
-import type { EngineLink, ForwardedEvent, Readiness } from './slack/ingress.ts';
+import {
+  createIngressApp,
+  type EngineLink,
+  type ForwardedEvent,
+  type Readiness,
+  startIngress,
+} from './slack/ingress.ts';
 
 /**
  * The engine in a worker thread of its own, so its work — SQL (PGlite's runs on the thread that
@@ -12,6 +19,39 @@ import type { EngineLink, ForwardedEvent, Readiness } from './slack/ingress.ts';
  * main thread. One engine thread per process: the in-process guarantees (one PGlite per folder,
  * approval messages redrawn in order) hold as they do in a single thread.
  */
+
+export interface RunningBot {
+  /** The HTTP port Slack requests and health checks reach (also in Socket Mode). */
+  port: number | undefined;
+  stop(): Promise<void>;
+}
+
+/**
+ * `npm start`: the ingress (Bolt, acknowledgements, health checks) on the main thread, the
+ * engine in a worker thread. Nothing of the engine — store drivers, Payments client, listeners
+ * — is loaded on the main thread.
+ */
+export async function startThreadedBot(
+  config: Config,
+  env: Record<string, string | undefined>,
+  logger: Logger,
+): Promise<RunningBot> {
+  const engine = await startEngineThread(env, logger);
+  const ingress = createIngressApp({
+    slack: config.slack,
+    logger,
+    identity: engine.identity,
+    engine: engine.link,
+  });
+  const port = await startIngress(ingress, config, logger, 'worker thread');
+  return {
+    port,
+    async stop() {
+      await ingress.stop();
+      await engine.stop();
+    },
+  };
+}
 
 /** Main thread → engine thread. */
 export type ToEngine =

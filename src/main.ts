@@ -1,5 +1,5 @@
-import { type RunningBot, startThreadedBot } from './bot.ts';
 import { type Config, ConfigError, loadConfig, secretsOf } from './config.ts';
+import { type RunningBot, startThreadedBot } from './engine-thread.ts';
 import { createLogger } from './logger.ts';
 
 /** `npm start`: load the configuration, start the bot, stop cleanly on SIGTERM/SIGINT. */

@@ -1,6 +1,6 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { type AckFn, App, type CustomRoute, LogLevel } from '@slack/bolt';
-import type { SlackConfig } from '../config.ts';
+import type { Config, SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from './bolt-logger.ts';
 import type { BotIdentity } from './directory.ts';
@@ -95,6 +95,31 @@ export function createIngressApp(deps: IngressDeps): App {
     engine.forward(event);
   });
   return app;
+}
+
+/** Starts the ingress on its port (HTTP) or socket (Socket Mode); resolves with the HTTP port. */
+export async function startIngress(
+  ingress: App,
+  config: Config,
+  logger: Logger,
+  engine: 'this thread' | 'worker thread',
+): Promise<number | undefined> {
+  const started = (await ingress.start({ port: config.slack.port, host: config.slack.host })) as
+    | Server
+    | undefined;
+  const address = started?.address?.();
+  const port = typeof address === 'object' && address ? address.port : config.slack.port;
+  logger.info(
+    {
+      port,
+      mode: config.slack.appToken ? 'socket' : 'http',
+      command: config.slack.command,
+      store: config.store.databaseUrl ? 'postgres' : 'pglite',
+      engine,
+    },
+    'payops is listening',
+  );
+  return port;
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

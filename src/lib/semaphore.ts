@@ -1,21 +1,26 @@
 /** A counting semaphore: at most `limit` holders at once, the rest wait in arrival order. */
 export class Semaphore {
-  readonly #limit: number;
+  readonly limit: number;
   #held = 0;
   readonly #waiting: Array<() => void> = [];
 
   constructor(limit: number) {
     if (!Number.isInteger(limit) || limit < 1) throw new RangeError('limit must be at least 1');
-    this.#limit = limit;
+    this.limit = limit;
   }
 
   get inUse(): number {
     return this.#held;
   }
 
+  /** How many are waiting for a slot. */
+  get waiting(): number {
+    return this.#waiting.length;
+  }
+
   /** A release function if a slot is free right now, else undefined (nothing is queued). */
   tryAcquire(): (() => void) | undefined {
-    if (this.#held >= this.#limit) return undefined;
+    if (this.#held >= this.limit) return undefined;
     this.#held++;
     return this.#releaser();
   }
@@ -23,7 +28,7 @@ export class Semaphore {
   /** Resolves with a release function once a slot is free; rejects if `signal` aborts first. */
   acquire(signal?: AbortSignal): Promise<() => void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    if (this.#held < this.#limit) {
+    if (this.#held < this.limit) {
       this.#held++;
       return Promise.resolve(this.#releaser());
     }

@@ -13,6 +13,7 @@ import {
   OutcomeUnknownError,
   PaymentsApiError,
   type PaymentsErrorDetails,
+  ProviderBusyError,
   RequestRejectedError,
   ScopeReviewRequiredError,
   ServerError,
@@ -71,6 +72,8 @@ const NOT_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
+/** Reads that may wait per connection slot, before more are refused as busy. */
+const READ_QUEUE_PER_SLOT = 4;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const BACKOFF_BASE_MS = 100;
@@ -230,6 +233,15 @@ export class PaymentsClient {
     // A free slot needs no deadline: timer-backed signals are costly, and most calls never wait.
     const free = signal?.aborted ? undefined : this.#inFlight.tryAcquire();
     if (free) return free;
+    // Reads queue only so deep: beyond that they would sit out their deadline in memory, then
+    // fail anyway. Writes are never turned away here: an approved payment waits its turn.
+    const queueLimit = this.#inFlight.limit * READ_QUEUE_PER_SLOT;
+    if (!isWrite && this.#inFlight.waiting >= queueLimit) {
+      throw new ProviderBusyError(
+        `${operationId} not sent: ${this.#inFlight.waiting} reads already wait for the provider`,
+        { operationId },
+      );
+    }
     const queueDeadline = AbortSignal.timeout(timeoutMs);
     try {
       return await this.#inFlight.acquire(

@@ -10,6 +10,7 @@ import {
   MissingApiKeyError,
   NetworkError,
   OutcomeUnknownError,
+  ProviderBusyError,
   RequestRejectedError,
   ScopeReviewRequiredError,
   ServerError,
@@ -354,6 +355,30 @@ describe('a read waiting for a connection', () => {
     sandbox.clearFaults();
     await busy.close().catch(() => undefined);
     await hanging;
+  });
+});
+
+describe('reads piling up behind a slow provider', () => {
+  it('are refused at once as busy beyond 4 per connection slot, and nothing is sent for them', async () => {
+    const busy = clientFor(sandbox.url, { maxInFlight: 1, readTimeoutMs: 5_000, readRetries: 0 });
+    sandbox.addFault({ kind: 'hang', operationId: 'listCorridors' });
+    const hanging = busy.call('listCorridors').catch((caught) => caught);
+    const before = callsOf('listDeposits').length;
+    const queued = Array.from({ length: 4 }, () =>
+      busy.call('listDeposits').catch((caught) => caught),
+    );
+    const started = performance.now();
+    const refused = await busy.call('listDeposits').catch((caught) => caught);
+    expect(refused).toBeInstanceOf(ProviderBusyError);
+    expect(refused.userMessage()).toMatch(/not sent/);
+    expect(performance.now() - started).toBeLessThan(100);
+    // A write is never refused for that: it waits its turn within its own deadline.
+    const write = busy.call('createPayout', EXAMPLE_CALLS.createPayout).catch((caught) => caught);
+    sandbox.clearFaults();
+    await busy.close().catch(() => undefined);
+    await Promise.all([hanging, ...queued, write]);
+    expect(await write).not.toBeInstanceOf(ProviderBusyError);
+    expect(callsOf('listDeposits').length - before).toBeLessThanOrEqual(4);
   });
 });
 

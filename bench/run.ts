@@ -227,6 +227,9 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
   try {
     const idleMb = await idleRss(payops, ctx.plan);
     const peak = new PeakRss([payops]);
+    // Where memory grows: each step's progress line says the peak so far.
+    const measured = (what: string) =>
+      step(`${what} (payops RSS peak so far ${peak.peakMb(payops).toFixed(0)} MB)`);
     // A request decided before any load: Approve clicks on it are refused, which keeps click
     // runs on the acknowledgement path (and the provider out of them).
     const decided = (await createRequests(ctx, payops, 1)).cards[0] as Card;
@@ -241,23 +244,24 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
       await ackRun(ctx, bare, request, warmUp, { decided, settle: false });
     }
 
-    step('ack latency, provider 0 ms');
+    measured('ack latency, provider 0 ms');
     const ack = await ackMatrix(setup, payops, decided, 0);
-    step('full cycle');
+    measured('full cycle');
     const fullCycles = [];
     for (const connections of ctx.plan.fullCycleConnections) {
       fullCycles.push(await fullCycle(ctx, payops, connections));
     }
-    step('approvals');
+    measured('approvals');
     const sequential = ctx.plan.sequentialApprovals;
     const created = await createRequests(ctx, payops, sequential + ctx.plan.bulkApprovals);
     const clickToProvider = await approveOneByOne(ctx, payops, created.cards.slice(0, sequential));
     const bulkApprovals = await approveInBulk(ctx, payops, created.cards.slice(sequential));
 
-    step(`ack latency, provider ${SLOW_PROVIDER_MS} ms`);
+    measured(`ack latency, provider ${SLOW_PROVIDER_MS} ms`);
     sandbox.setLatency(SLOW_PROVIDER_MS);
     ack.push(...(await ackMatrix(setup, payops, decided, SLOW_PROVIDER_MS)));
     peak.stop();
+    measured('done');
     return {
       engine: store.engine,
       ack,

@@ -72,8 +72,6 @@ const NOT_SENT_CODES = new Set([
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
 
-/** Reads that may wait per connection slot, before more are refused as busy. */
-const READ_QUEUE_PER_SLOT = 4;
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const BACKOFF_BASE_MS = 100;
@@ -86,6 +84,8 @@ export class PaymentsClient {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #inFlight: Semaphore;
+  /** How long calls to the provider have been taking lately. */
+  readonly #callMs = new RecentAverage();
 
   constructor(options: PaymentsClientOptions) {
     this.#options = { maxRetryAfterMs: 5_000, random: Math.random, ...options };
@@ -187,6 +187,7 @@ export class PaymentsClient {
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     let status: number | undefined;
     let requestId: string | undefined;
+    const sentAt = performance.now();
     try {
       const response = await this.#pool.request({
         method: spec.method,
@@ -217,6 +218,7 @@ export class PaymentsClient {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
       release();
+      this.#callMs.add(performance.now() - sentAt);
     }
   }
 
@@ -233,12 +235,14 @@ export class PaymentsClient {
     // A free slot needs no deadline: timer-backed signals are costly, and most calls never wait.
     const free = signal?.aborted ? undefined : this.#inFlight.tryAcquire();
     if (free) return free;
-    // Reads queue only so deep: beyond that they would sit out their deadline in memory, then
-    // fail anyway. Writes are never turned away here: an approved payment waits its turn.
-    const queueLimit = this.#inFlight.limit * READ_QUEUE_PER_SLOT;
-    if (!isWrite && this.#inFlight.waiting >= queueLimit) {
+    // A read that would not get a slot before its deadline, at the provider's recent pace, is
+    // refused now rather than held in memory to fail later. Writes are never turned away here:
+    // an approved payment waits its turn.
+    const expectedWaitMs =
+      ((this.#inFlight.waiting + 1) / this.#inFlight.limit) * this.#callMs.average;
+    if (!isWrite && expectedWaitMs > timeoutMs) {
       throw new ProviderBusyError(
-        `${operationId} not sent: ${this.#inFlight.waiting} reads already wait for the provider`,
+        `${operationId} not sent: ${this.#inFlight.waiting} reads already wait for a provider answering in ~${Math.round(this.#callMs.average)} ms`,
         { operationId },
       );
     }
@@ -462,4 +466,17 @@ function errorCode(error: unknown): string {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
+}
+
+/** An exponentially weighted average of recent samples; the first sample is taken as is. */
+class RecentAverage {
+  #value: number | undefined;
+
+  get average(): number {
+    return this.#value ?? 0;
+  }
+
+  add(sample: number): void {
+    this.#value = this.#value === undefined ? sample : this.#value * 0.8 + sample * 0.2;
+  }
 }

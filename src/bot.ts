@@ -32,7 +32,13 @@ export async function startBot(
     identity: engine.identity,
     engine: directLink(engine),
   });
-  const port = await startIngress(ingress, config, logger, 'this thread');
+  let port: number | undefined;
+  try {
+    port = await startIngress(ingress, config, logger, 'this thread');
+  } catch (error) {
+    await engine.stop();
+    throw error;
+  }
   return {
     port,
     workflow: engine.workflow,

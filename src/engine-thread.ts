@@ -43,7 +43,14 @@ export async function startThreadedBot(
     identity: engine.identity,
     engine: engine.link,
   });
-  const port = await startIngress(ingress, config, logger, 'worker thread');
+  let port: number | undefined;
+  try {
+    port = await startIngress(ingress, config, logger, 'worker thread');
+  } catch (error) {
+    // Port taken, Socket Mode refused…: the engine must not run on (sweeping, holding the store).
+    await engine.stop();
+    throw error;
+  }
   return {
     port,
     async stop() {

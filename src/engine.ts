@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { loadPolicy } from './domain/policy.ts';
 import type { Logger } from './logger.ts';
 import { PaymentsClient } from './payments/client.ts';
+import { ProviderBusyError } from './payments/errors.ts';
 import { SlackEngine } from './slack/app.ts';
 import { boltLogger } from './slack/bolt-logger.ts';
 import { type BotIdentity, resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
@@ -113,16 +114,22 @@ export async function startEngine(
   const providerReachable = async (): Promise<boolean> => {
     if (providerProbe && Date.now() - providerProbe.at < PROVIDER_PROBE_TTL_MS)
       return providerProbe.ok;
+    // Busy means it answers, slowly: not a reason to take this replica out of rotation.
     const ok = await payments.call('health').then(
       () => true,
-      () => false,
+      (error) => error instanceof ProviderBusyError,
     );
     providerProbe = { at: Date.now(), ok };
     return ok;
   };
 
   // Expiry, and recovery of executions a dead process left behind: now, then periodically.
-  const sweep = () =>
+  let sweeping: Promise<unknown> = Promise.resolve();
+  const sweep = () => {
+    sweeping = runSweep();
+    return sweeping;
+  };
+  const runSweep = () =>
     workflow
       .sweep()
       .then((changes) =>
@@ -147,7 +154,7 @@ export async function startEngine(
     },
     async stop() {
       clearInterval(sweeper);
-      await slack.drain(config.approvals.executionLeaseMs);
+      await Promise.all([slack.drain(config.approvals.executionLeaseMs), sweeping]);
       await slackHttp.close();
       await payments.close();
       await db.close();

@@ -162,7 +162,12 @@ export class ApprovalWorkflow {
     if (result.kind !== 'claimed') return result;
     // The call goes out first; Slack is told of the claim while it is in flight.
     const execution = this.#execute(result.request);
-    onClaimed?.(result.request);
+    try {
+      onClaimed?.(result.request);
+    } catch (error) {
+      // Only a display hook: the call in flight must still be awaited and recorded.
+      this.#deps.logger.warn({ err: error, requestId: id }, 'the claim notice failed');
+    }
     return { kind: 'executed', request: await execution };
   }
 

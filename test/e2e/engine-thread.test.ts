@@ -1,4 +1,7 @@
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/domain/operations.ts';
@@ -9,8 +12,10 @@ import {
   cleanUpPayops,
   clickApprove,
   createPayoutCalls,
+  PayopsProcess,
   payopsEnvironment,
   requestPayout,
+  sleep,
   startPayops,
 } from '../helpers/bot-process.ts';
 
@@ -98,6 +103,21 @@ describe('payops with its engine in a worker thread', () => {
     expect(sent.status).toBe(200);
     const answer = await slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
     expect(JSON.stringify(answer.body)).toContain('wal_acme_eth_ops');
+  });
+
+  it('exits, engine and all, when the ingress cannot listen (port taken)', {
+    timeout: 40_000,
+  }, async () => {
+    const squatter = createServer().listen(0, '127.0.0.1');
+    await once(squatter, 'listening');
+    const { port } = squatter.address() as AddressInfo;
+    try {
+      const payops = new PayopsProcess('port-taken', port, payopsEnvironment(sandbox, slack, {}));
+      const exit = await Promise.race([payops.exited, sleep(30_000).then(() => 'still running')]);
+      expect(exit).toEqual({ code: 1, signal: null });
+    } finally {
+      squatter.close();
+    }
   });
 
   it('answers /readyz with the engine’s checks', { timeout: 30_000 }, async () => {

@@ -323,15 +323,19 @@ async function approve(
   const id = requestIdOf(action.value);
   if (id === undefined) return tell(respond, 'That button does not name a request.');
   let showInFlight: NodeJS.Timeout | undefined;
-  const result = await deps.workflow.approve(id, body.user.id, originOf(body), (claimed) => {
-    // "Being sent" is shown only if the call takes a while: a prompt answer goes straight to
-    // the final state (one message update instead of two). Both go through the same queue.
-    showInFlight = setTimeout(
-      () => void deps.messages.refresh(claimed, { notify: false }),
-      IN_FLIGHT_NOTICE_AFTER_MS,
-    );
-  });
-  clearTimeout(showInFlight);
+  let result: Awaited<ReturnType<ApprovalWorkflow['approve']>>;
+  try {
+    result = await deps.workflow.approve(id, body.user.id, originOf(body), (claimed) => {
+      // "Executing" is shown only if the call takes a while: a prompt answer goes straight to
+      // the final state (one message update instead of two). Both go through the same queue.
+      showInFlight = setTimeout(
+        () => void deps.messages.refresh(claimed, { notify: false }),
+        IN_FLIGHT_NOTICE_AFTER_MS,
+      );
+    });
+  } finally {
+    clearTimeout(showInFlight);
+  }
   switch (result.kind) {
     case 'not_allowed':
       return tell(respond, deniedText(result, deps.accessAdmin));

@@ -32,13 +32,10 @@ export async function startBot(
     identity: engine.identity,
     engine: directLink(engine),
   });
-  let port: number | undefined;
-  try {
-    port = await startIngress(ingress, config, logger, 'this thread');
-  } catch (error) {
-    await engine.stop();
-    throw error;
-  }
+  const port = await startIngress(ingress, config, logger, {
+    where: 'this thread',
+    stop: () => engine.stop(),
+  });
   return {
     port,
     workflow: engine.workflow,

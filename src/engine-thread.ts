@@ -43,14 +43,10 @@ export async function startThreadedBot(
     identity: engine.identity,
     engine: engine.link,
   });
-  let port: number | undefined;
-  try {
-    port = await startIngress(ingress, config, logger, 'worker thread');
-  } catch (error) {
-    // Port taken, Socket Mode refused…: the engine must not run on (sweeping, holding the store).
-    await engine.stop();
-    throw error;
-  }
+  const port = await startIngress(ingress, config, logger, {
+    where: 'worker thread',
+    stop: () => engine.stop(),
+  });
   return {
     port,
     async stop() {

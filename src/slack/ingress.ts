@@ -97,16 +97,26 @@ export function createIngressApp(deps: IngressDeps): App {
   return app;
 }
 
-/** Starts the ingress on its port (HTTP) or socket (Socket Mode); resolves with the HTTP port. */
+/**
+ * Starts the ingress on its port (HTTP) or socket (Socket Mode); resolves with the HTTP port.
+ * If it cannot start (port taken, Socket Mode refused), the engine is stopped before the error
+ * is thrown: it must not run on, sweeping and holding the store, behind no front door.
+ */
 export async function startIngress(
   ingress: App,
   config: Config,
   logger: Logger,
-  engine: 'this thread' | 'worker thread',
+  engine: { where: 'this thread' | 'worker thread'; stop(): Promise<void> },
 ): Promise<number | undefined> {
-  const started = (await ingress.start({ port: config.slack.port, host: config.slack.host })) as
-    | Server
-    | undefined;
+  let started: Server | undefined;
+  try {
+    started = (await ingress.start({ port: config.slack.port, host: config.slack.host })) as
+      | Server
+      | undefined;
+  } catch (error) {
+    await engine.stop();
+    throw error;
+  }
   const address = started?.address?.();
   const port = typeof address === 'object' && address ? address.port : config.slack.port;
   logger.info(
@@ -115,7 +125,7 @@ export async function startIngress(
       mode: config.slack.appToken ? 'socket' : 'http',
       command: config.slack.command,
       store: config.store.databaseUrl ? 'postgres' : 'pglite',
-      engine,
+      engine: engine.where,
     },
     'payops is listening',
   );

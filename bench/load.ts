@@ -204,7 +204,7 @@ export function sleep(ms: number): Promise<void> {
 
 /** `runLoad` in a worker thread, one run at a time. */
 export class LoadWorker {
-  readonly #worker: Worker = startModuleWorker(new URL('./load-worker.ts', import.meta.url));
+  readonly #worker: Worker = startModuleWorker(import.meta.url, 'load-worker');
   #running: Promise<unknown> = Promise.resolve();
 
   run(spec: LoadSpec): Promise<LoadResult> {

@@ -1,8 +1,7 @@
 import { once } from 'node:events';
-import { extname } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import type { Config } from './config.ts';
-import { startModuleWorker } from './lib/module-worker.ts';
+import { firstMessage, startModuleWorker } from './lib/module-worker.ts';
 import type { Logger } from './logger.ts';
 import type { BotIdentity } from './slack/directory.ts';
 import {
@@ -85,14 +84,7 @@ export async function startEngineThread(
   env: Record<string, string | undefined>,
   logger: Logger,
 ): Promise<EngineThread> {
-  // engine-worker.ts as sources, engine-worker.js once built: the same extension as this file.
-  const entry = new URL(
-    `./engine-worker${extname(new URL(import.meta.url).pathname)}`,
-    import.meta.url,
-  );
-  const worker = startModuleWorker(entry, {
-    workerData: { env },
-  });
+  const worker = startModuleWorker(import.meta.url, 'engine-worker', { workerData: { env } });
   const pending = new Map<number, (value: unknown) => void>();
   let nextAnswerId = 1;
   let stopping = false;
@@ -142,12 +134,7 @@ export async function startEngineThread(
 
 /** The engine's first message: started, or refused (its error thrown here, the thread ended). */
 async function started(worker: Worker): Promise<BotIdentity> {
-  const [message] = (await Promise.race([
-    once(worker, 'message'),
-    once(worker, 'exit').then(([code]) => {
-      throw new Error(`the engine thread exited at start-up (code ${code})`);
-    }),
-  ])) as [FromEngine];
+  const message = (await firstMessage(worker)) as FromEngine;
   if (message.kind === 'started') return message.identity;
   await worker.terminate();
   if (message.kind === 'refused') {

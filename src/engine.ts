@@ -124,18 +124,17 @@ export async function startEngine(
   };
 
   // Expiry, and recovery of executions a dead process left behind: now, then periodically.
+  // The one running now, so that stop() can wait for it.
   let sweeping: Promise<unknown> = Promise.resolve();
   const sweep = () => {
-    sweeping = runSweep();
-    return sweeping;
-  };
-  const runSweep = () =>
-    workflow
+    sweeping = workflow
       .sweep()
       .then((changes) =>
         Promise.all(changes.map(({ request, notify }) => messages.refresh(request, { notify }))),
       )
       .catch((error) => logger.error({ err: error }, 'sweep failed'));
+    return sweeping;
+  };
   await sweep();
   const sweeper = setInterval(sweep, config.approvals.sweepIntervalMs);
   sweeper.unref();

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import {
   closeSync,
   existsSync,
@@ -9,9 +8,9 @@ import {
   writeFileSync,
   writeSync,
 } from 'node:fs';
-import { extname, join } from 'node:path';
+import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
-import { startModuleWorker } from '../lib/module-worker.ts';
+import { firstMessage, startModuleWorker } from '../lib/module-worker.ts';
 import type { Database, Queryable } from './database.ts';
 
 /**
@@ -75,18 +74,21 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
  * 231 MB after opening the same folder in a new process), and a thread gives it all back.
  */
 async function initialiseApart(pgdata: string): Promise<void> {
-  const here = new URL(import.meta.url);
-  const entry = new URL(`./pglite-init-worker${extname(here.pathname)}`, here);
-  const worker = startModuleWorker(entry, {
+  const worker = startModuleWorker(import.meta.url, 'pglite-init-worker', {
     workerData: { pgdata, config: SMALL_MEMORY.join('\n') },
   });
-  const [outcome] = await Promise.race([
-    once(worker, 'message'),
-    once(worker, 'exit').then(([code]) => [`exited with code ${code}`]),
-  ]);
-  await worker.terminate();
-  if (outcome !== 'initialised') {
-    throw new Error(`could not initialise the embedded store in ${pgdata}: ${outcome}`);
+  let said: unknown;
+  try {
+    said = await firstMessage(worker);
+  } catch (error) {
+    throw new Error(`could not initialise the embedded store in ${pgdata}`, { cause: error });
+  } finally {
+    await worker.terminate();
+  }
+  if (said !== 'initialised') {
+    throw new Error(
+      `could not initialise the embedded store in ${pgdata}: it said ${String(said)}`,
+    );
   }
 }
 

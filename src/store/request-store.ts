@@ -77,9 +77,12 @@ const AUDIT_COLUMNS =
 const SELECT_REQUEST = `select ${REQUEST_COLUMNS} from payment_requests r`;
 
 /** A request and the kill switch in one round trip (`where r.id = $1` to be appended). */
+/** The kill switch's row (`freeze_state f`), as `FreezeRow` reads it. */
+const FREEZE_COLUMNS = `f.frozen as freeze_frozen, f.reason as freeze_reason,
+  f.changed_by as freeze_changed_by, f.changed_at as freeze_changed_at`;
+
 const SELECT_REQUEST_AND_FREEZE = `
-  select ${REQUEST_COLUMNS}, f.frozen as freeze_frozen, f.reason as freeze_reason,
-         f.changed_by as freeze_changed_by, f.changed_at as freeze_changed_at
+  select ${REQUEST_COLUMNS}, ${FREEZE_COLUMNS}
   from payment_requests r cross join freeze_state f
   where f.id = 1`;
 
@@ -611,9 +614,7 @@ function toFreeze(row: FreezeRow): FreezeState {
 
 async function readFreeze(db: Queryable): Promise<FreezeState> {
   const [row] = await db.query<FreezeRow>(
-    `select frozen as freeze_frozen, reason as freeze_reason, changed_by as freeze_changed_by,
-            changed_at as freeze_changed_at
-       from freeze_state where id = 1`,
+    `select ${FREEZE_COLUMNS} from freeze_state f where f.id = 1`,
   );
   return row
     ? toFreeze(row)

@@ -34,7 +34,7 @@ export class ApprovalMessages {
     request: PaymentRequest,
   ): Promise<{ request: PaymentRequest; permalink: string | undefined }> {
     const card = renderApprovalCard(request, {
-      ...(await this.#context()),
+      ...this.#context(await this.#workflow.freezeState()),
       labels: request.labels,
     });
     const posted = await this.#web.chat.postMessage({ channel: this.channelId, ...card });
@@ -72,8 +72,7 @@ export class ApprovalMessages {
       const request = found?.request;
       if (!found || !request?.channelId || !request.messageTs) return;
       const card = renderApprovalCard(request, {
-        freeze: freezeNotice(found.freeze),
-        now: new Date(),
+        ...this.#context(found.freeze),
         labels: request.labels,
       });
       await this.#web.chat.update({ channel: request.channelId, ts: request.messageTs, ...card });
@@ -95,8 +94,8 @@ export class ApprovalMessages {
     for (const request of requests) await this.refresh(request, { notify: false });
   }
 
-  async #context(): Promise<{ freeze: FreezeNotice | undefined; now: Date }> {
-    return { freeze: freezeNotice(await this.#workflow.freezeState()), now: new Date() };
+  #context(freeze: FreezeState): { freeze: FreezeNotice | undefined; now: Date } {
+    return { freeze: freezeNotice(freeze), now: new Date() };
   }
 }
 

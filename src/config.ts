@@ -286,6 +286,7 @@ const slackEnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => value?.trim() || '0.0.0.0'),
+  PAYOPS_MAX_BACKLOG: wholeNumber('PAYOPS_MAX_BACKLOG', 1_000, 1, 100_000),
 });
 
 const approvalsEnvSchema = z.object({
@@ -347,6 +348,11 @@ export interface SlackConfig {
   port: number;
   /** Interface the HTTP server binds: all by default; `127.0.0.1` for local rehearsals. */
   host: string;
+  /**
+   * Requests acknowledged and not yet worked through that the engine may hold; past this the
+   * ingress answers "overloaded, nothing was done" instead of queueing without bound.
+   */
+  maxBacklog: number;
 }
 
 export interface Config extends PaymentsToolConfig {
@@ -387,6 +393,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       accessAdmin: s.PAYOPS_ACCESS_ADMIN,
       port: s.PORT,
       host: s.HOST,
+      maxBacklog: s.PAYOPS_MAX_BACKLOG,
     }),
     approvals: Object.freeze({
       requesters: a.PAYOPS_REQUESTERS as RoleMembers,

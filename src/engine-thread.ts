@@ -55,6 +55,13 @@ export async function startThreadedBot(
   };
 }
 
+/** What the engine thread starts with. */
+export interface EngineWorkerData {
+  env: Record<string, string | undefined>;
+  /** One Int32: requests handed to the engine and not yet finished. */
+  backlog: Int32Array;
+}
+
 /** Main thread → engine thread. */
 export type ToEngine =
   | { kind: 'event'; event: ForwardedEvent; answerId: number | undefined }
@@ -84,7 +91,12 @@ export async function startEngineThread(
   env: Record<string, string | undefined>,
   logger: Logger,
 ): Promise<EngineThread> {
-  const worker = startModuleWorker(import.meta.url, 'engine-worker', { workerData: { env } });
+  // Counted up here at each hand-off and down by the engine when it is done with one: the
+  // backlog includes requests still waiting in the thread's message queue.
+  const backlog = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT));
+  const worker = startModuleWorker(import.meta.url, 'engine-worker', {
+    workerData: { env, backlog } satisfies EngineWorkerData,
+  });
   const pending = new Map<number, (value: unknown) => void>();
   let nextAnswerId = 1;
   let stopping = false;
@@ -112,10 +124,15 @@ export async function startEngineThread(
     identity,
     link: {
       forward(event) {
+        Atomics.add(backlog, 0, 1);
         worker.postMessage({ kind: 'event', event, answerId: undefined } satisfies ToEngine);
       },
-      answerForAck: (event) => ask((answerId) => ({ kind: 'event', event, answerId })),
+      answerForAck: (event) => {
+        Atomics.add(backlog, 0, 1);
+        return ask((answerId) => ({ kind: 'event', event, answerId }));
+      },
       readiness: () => ask((answerId) => ({ kind: 'readiness', answerId })) as Promise<Readiness>,
+      backlog: () => Atomics.load(backlog, 0),
     },
     async stop() {
       stopping = true;

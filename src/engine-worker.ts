@@ -2,7 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pino } from 'pino';
 import { loadConfig, secretsOf } from './config.ts';
 import { type RunningEngine, startEngine } from './engine.ts';
-import type { FromEngine, ToEngine } from './engine-thread.ts';
+import type { EngineWorkerData, FromEngine, ToEngine } from './engine-thread.ts';
 import { createLogger, type Logger } from './logger.ts';
 
 /** The engine thread's entry (see engine-thread.ts): the engine, driven by the main thread. */
@@ -11,7 +11,8 @@ const port = parentPort;
 if (!port) throw new Error('engine-worker.ts runs only as a worker thread');
 const send = (message: FromEngine) => port.postMessage(message);
 
-const config = loadConfig((workerData as { env: Record<string, string | undefined> }).env);
+const { env, backlog } = workerData as EngineWorkerData;
+const config = loadConfig(env);
 // Straight to stdout's file descriptor: a worker's process.stdout would pass every line
 // through the main thread.
 const logger = createLogger({
@@ -35,7 +36,7 @@ startEngine(config, logger).then(
 function handle(engine: RunningEngine, message: ToEngine, logger: Logger): void {
   switch (message.kind) {
     case 'event': {
-      const answer = engine.slack.process(message.event);
+      const answer = engine.slack.process(message.event, () => Atomics.sub(backlog, 0, 1));
       const { answerId } = message;
       if (answerId !== undefined) {
         void answer.then((value) => send({ kind: 'answer', answerId, value }));

@@ -13,7 +13,7 @@ import { ProviderBusyError } from './payments/errors.ts';
 import { SlackEngine } from './slack/app.ts';
 import { boltLogger } from './slack/bolt-logger.ts';
 import { type BotIdentity, resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
-import type { EngineLink, Readiness } from './slack/ingress.ts';
+import type { EngineLink, ForwardedEvent, Readiness } from './slack/ingress.ts';
 import { ApprovalMessages } from './slack/listeners/approval-messages.ts';
 import { createSlackFetch } from './slack/slack-fetch.ts';
 import type { Database } from './store/database.ts';
@@ -163,12 +163,18 @@ export async function startEngine(
 
 /** The engine in this thread: the ingress calls it directly. */
 export function directLink(engine: RunningEngine): EngineLink {
+  let backlog = 0;
+  const handOver = (event: ForwardedEvent) => {
+    backlog++;
+    return engine.slack.process(event, () => backlog--);
+  };
   return {
     forward(event) {
-      void engine.slack.process(event);
+      void handOver(event);
     },
-    answerForAck: (event) => engine.slack.process(event),
+    answerForAck: handOver,
     readiness: () => engine.readiness(),
+    backlog: () => backlog,
   };
 }
 

@@ -66,8 +66,11 @@ export class SlackEngine {
     registerListeners(this.#app, deps);
   }
 
-  /** Runs the request's listener; resolves with what its `ack` carried, as soon as it acks. */
-  process(event: ForwardedEvent): Promise<unknown> {
+  /**
+   * Runs the request's listener; resolves with what its `ack` carried, as soon as it acks.
+   * `finished` is called once the listener is done with it, whatever happened.
+   */
+  process(event: ForwardedEvent, finished?: () => void): Promise<unknown> {
     let answered: (answer: unknown) => void = () => {};
     const answer = new Promise<unknown>((resolve) => {
       answered = resolve;
@@ -84,6 +87,7 @@ export class SlackEngine {
         // A listener that never acknowledged: its request is answered empty.
         answered(undefined);
         this.#inFlight.delete(done);
+        finished?.();
       });
     this.#inFlight.add(done);
     return answer;

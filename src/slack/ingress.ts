@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { type AckFn, App, type CustomRoute, LogLevel } from '@slack/bolt';
+import { type AckFn, App, type CustomRoute, LogLevel, type RespondFn } from '@slack/bolt';
 import type { Config, SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from './bolt-logger.ts';
@@ -32,6 +32,8 @@ export interface EngineLink {
   answerForAck(event: ForwardedEvent): Promise<unknown>;
   /** What `/readyz` reports: each dependency the bot needs to serve requests. */
   readiness(): Promise<Readiness>;
+  /** Requests handed to the engine and not yet finished (queued, or being worked on). */
+  backlog(): number;
 }
 
 export interface IngressDeps {
@@ -41,11 +43,16 @@ export interface IngressDeps {
   engine: EngineLink;
 }
 
+/** What a person is told when the engine's backlog is full: nothing of theirs was done. */
+export const OVERLOADED_TEXT =
+  'payops is overloaded right now, so it did nothing with this: no request was read, recorded or sent. Try again in a minute.';
+
 /** Web API calls are retried a little, never for half an hour as the SDK default would. */
 export const WEB_API_RETRIES = { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 };
 
 export function createIngressApp(deps: IngressDeps): App {
   const { slack, identity, engine } = deps;
+  const overload = new OverloadLog(deps.logger);
   const routes: CustomRoute[] = [
     { path: '/healthz', method: ['GET'], handler: (_req, res) => json(res, 200, { alive: true }) },
     {
@@ -87,7 +94,17 @@ export function createIngressApp(deps: IngressDeps): App {
       retryReason: context.retryReason,
     };
     if (ack && body.type === 'view_submission') {
+      // A form's answer comes from the engine inside the ack: never shed, a person waits on it.
       await ack(await engine.answerForAck(event));
+      return;
+    }
+    if (engine.backlog() >= slack.maxBacklog) {
+      overload.shed();
+      await shed(
+        body as unknown as Record<string, unknown>,
+        ack,
+        (args as { respond?: RespondFn }).respond,
+      );
       return;
     }
     // Events API requests come already acknowledged by Bolt (no `ack`).
@@ -95,6 +112,49 @@ export function createIngressApp(deps: IngressDeps): App {
     engine.forward(event);
   });
   return app;
+}
+
+/**
+ * Past the backlog bound a request is answered here and never reaches the engine, so memory
+ * stays bounded however fast requests come. A command's answer rides in its ack; a click is
+ * told through its response_url; an event (already acknowledged) is dropped — an App Home
+ * left undrawn, a group cache refreshed at its expiry instead.
+ */
+async function shed(
+  body: Record<string, unknown>,
+  ack: AckFn<unknown> | undefined,
+  respond: RespondFn | undefined,
+): Promise<void> {
+  if (typeof body.command === 'string') {
+    await ack?.({ response_type: 'ephemeral', text: OVERLOADED_TEXT });
+    return;
+  }
+  await ack?.();
+  await respond?.({
+    response_type: 'ephemeral',
+    replace_original: false,
+    text: OVERLOADED_TEXT,
+  }).catch(() => undefined);
+}
+
+/** One warning a second at most while shedding, with how many were shed. */
+class OverloadLog {
+  #since = 0;
+  #count = 0;
+
+  constructor(private readonly logger: Logger) {}
+
+  shed(): void {
+    this.#count++;
+    const now = Date.now();
+    if (now - this.#since < 1_000) return;
+    this.logger.warn(
+      { shed: this.#count },
+      'engine backlog full: requests answered "overloaded" and not worked on',
+    );
+    this.#since = now;
+    this.#count = 0;
+  }
 }
 
 /**

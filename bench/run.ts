@@ -6,12 +6,12 @@ import { type PaymentsSandbox, startPaymentsSandbox } from '../src/sandbox/payme
 import { rehearsalEnv } from '../src/sandbox/rehearsal.ts';
 import { DEFAULT_SLACK, type SlackEmulation, startSlackEmulation } from '../src/sandbox/slack.ts';
 import { Arrivals } from './arrivals.ts';
-import { LoadWorker, sleep } from './load.ts';
+import { type LoadResult, LoadWorker, sleep } from './load.ts';
 import {
   type AckLoad,
   type AckRequest,
-  type AckStats,
   ackRun,
+  ackStats,
   approveInBulk,
   approveOneByOne,
   type BenchContext,
@@ -42,8 +42,8 @@ import { type BenchStore, embeddedStore, postgresStore } from './stores.ts';
  */
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
-/** What `npm run build` makes and `npm start` runs. */
-const PAYOPS_SCRIPT = 'dist/main.js';
+/** `npm start` exactly: its Node options (heap sizes) and the script `npm run build` makes. */
+const PAYOPS_START = startCommand();
 /** bench/bare-bolt.ts compiled by the same TypeScript with the same options. */
 const BARE_SCRIPT = 'bench/results/build/bench/bare-bolt.js';
 const SLOW_PROVIDER_MS = 2_000;
@@ -58,8 +58,9 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
   full: {
     rates: [100, 500],
     connections: [1, 10, 100],
-    rateRunMs: 2_000,
-    saturateRunMs: 1_000,
+    rateRunMs: 1_000,
+    saturateRunMs: 500,
+    ackSlices: 3,
     saturateCap: 6_000,
     fullCycleConnections: [10, 100],
     fullCycleMs: 3_000,
@@ -74,6 +75,7 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
     connections: [10],
     rateRunMs: 400,
     saturateRunMs: 300,
+    ackSlices: 1,
     saturateCap: 1_500,
     fullCycleConnections: [10],
     fullCycleMs: 800,
@@ -299,17 +301,23 @@ async function ackMatrix(
           decided,
           settle: settle && app === payops,
         });
-      // Alternating which app goes first cancels slow drifts of the machine between them.
-      const order = index % 2 === 0 ? [payops, setup.bare] : [setup.bare, payops];
-      const stats = new Map<ChildApp, AckStats>();
-      for (const app of order) stats.set(app, await measure(app));
+      // Taking turns, and alternating which app goes first, spreads slow moments and drifts of
+      // the machine over both apps.
+      const runs = new Map<ChildApp, LoadResult[]>([
+        [payops, []],
+        [setup.bare, []],
+      ]);
+      for (let slice = 0; slice < setup.ctx.plan.ackSlices; slice++) {
+        const order = (index + slice) % 2 === 0 ? [payops, setup.bare] : [setup.bare, payops];
+        for (const app of order) runs.get(app)?.push(await measure(app));
+      }
       rows.push({
         providerMs,
         request,
         load: label,
         connections: load.connections,
-        payops: stats.get(payops) as AckStats,
-        bare: stats.get(setup.bare) as AckStats,
+        payops: ackStats(runs.get(payops) ?? []),
+        bare: ackStats(runs.get(setup.bare) ?? []),
       });
     }
   }
@@ -339,10 +347,13 @@ function startPayops(setup: Setup, store: BenchStore, run: string): Promise<Chil
   const { sandbox, emulation } = setup;
   return ChildApp.start({
     name: `payops-${store.engine}`,
-    script: PAYOPS_SCRIPT,
+    script: PAYOPS_START.script,
     env: { ...rehearsalEnv(sandbox, emulation), LOG_LEVEL: 'warn', ...store.env },
     logFile: `${RESULTS_DIR}payops-${store.engine}-${run}.log`,
-    nodeOptions: setup.profile ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}profiles`] : [],
+    nodeOptions: [
+      ...PAYOPS_START.nodeOptions,
+      ...(setup.profile ? ['--cpu-prof', `--cpu-prof-dir=${RESULTS_DIR}profiles`] : []),
+    ],
   });
 }
 
@@ -350,6 +361,19 @@ function startPayops(setup: Setup, store: BenchStore, run: string): Promise<Chil
 async function idleRss(app: ChildApp, plan: BenchPlan): Promise<number> {
   await sleep(plan.idleSettleMs);
   return app.rssMb();
+}
+
+/** package.json's `start` script, `node [options…] <script>`, taken apart. */
+function startCommand(): { nodeOptions: string[]; script: string } {
+  const packageJson = fileURLToPath(new URL('../package.json', import.meta.url));
+  const start = (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts: { start: string } })
+    .scripts.start;
+  const [program, ...words] = start.trim().split(/\s+/);
+  const script = words.pop();
+  if (program !== 'node' || !script || words.some((word) => !word.startsWith('--'))) {
+    throw new Error(`bench: npm start is "${start}", not "node [--options] <script>"`);
+  }
+  return { nodeOptions: words, script };
 }
 
 function buildApps(): void {

@@ -18,6 +18,11 @@ export interface Plan {
   connections: number[];
   rateRunMs: number;
   saturateRunMs: number;
+  /**
+   * Each ack cell is this many runs per app, payops and bare taking turns; a cell's figures are
+   * over all their samples pooled, so one slow moment of the machine weighs on both apps.
+   */
+  ackSlices: number;
   /** Requests built for one saturation run: its length when they run out first. */
   saturateCap: number;
   fullCycleConnections: number[];
@@ -76,7 +81,7 @@ export async function ackRun(
   request: AckRequest,
   load: AckLoad,
   options: { decided: Card; settle: boolean },
-): Promise<AckStats> {
+): Promise<LoadResult> {
   const count =
     load.shape.kind === 'rate'
       ? Math.round((load.shape.perSecond * load.durationMs) / 1000)
@@ -96,14 +101,17 @@ export async function ackRun(
   if (options.settle) {
     await ctx.arrivals.allAnswered(answerIds(built.slice(0, result.sent)), ANSWER_TIMEOUT_MS);
   }
-  return ackStats(result);
+  return result;
 }
 
-function ackStats(result: LoadResult): AckStats {
+/** One app's runs of a cell, pooled: percentiles over every sample, rate over their time. */
+export function ackStats(runs: readonly LoadResult[]): AckStats {
+  const latencies = runs.flatMap((run) => Array.from(run.latenciesMs));
+  const elapsedMs = runs.reduce((sum, run) => sum + run.elapsedMs, 0);
   return {
-    ...summarize(result.latenciesMs),
-    perSec: result.latenciesMs.length / (result.elapsedMs / 1000),
-    failed: result.failed,
+    ...summarize(latencies),
+    perSec: latencies.length / (elapsedMs / 1000),
+    failed: runs.reduce((sum, run) => sum + run.failed, 0),
   };
 }
 

@@ -39,6 +39,11 @@ export interface LoadResult {
   sent: number;
   /** Non-200 answers and transport errors. */
   failed: number;
+  /**
+   * Indexes of requests answered inside their ack (payops shedding a command: "overloaded"),
+   * which will have no answer on their response_url.
+   */
+  answeredInAck: number[];
   /** From the first request issued to the last answer read. */
   elapsedMs: number;
   /** `performance.timeOrigin + performance.now()` at the first request: comparable across threads. */
@@ -74,6 +79,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       latenciesMs: recorder.latencies(),
       sent: recorder.sent,
       failed: recorder.failed,
+      answeredInAck: recorder.answeredInAck,
       elapsedMs: performance.now() - started,
       startedAtEpochMs,
     };
@@ -98,7 +104,8 @@ async function openLoop(
     // Timers resolve to about a millisecond: sleep when that early, otherwise send now.
     if (early >= 1) await sleep(early);
     const client = clients[index % clients.length] as Client;
-    answers.push(recorder.time(sendSigned(client, path, spec.requests[index] as SignedRequest)));
+    const request = spec.requests[index] as SignedRequest;
+    answers.push(recorder.time(index, sendSigned(client, path, request)));
   }
   await Promise.all(answers);
 }
@@ -114,7 +121,8 @@ async function closedLoop(
   await Promise.all(
     clients.map(async (client) => {
       while (performance.now() < deadline && next < spec.requests.length) {
-        await recorder.time(sendSigned(client, path, spec.requests[next++] as SignedRequest));
+        const index = next++;
+        await recorder.time(index, sendSigned(client, path, spec.requests[index] as SignedRequest));
       }
     }),
   );
@@ -123,6 +131,8 @@ async function closedLoop(
 export interface Answer {
   status: number;
   ms: number;
+  /** The ack had a body: for a command, its answer (payops acks work it does later empty). */
+  bodyInAck: boolean;
 }
 
 /** One signed POST, timed from issue to the last byte of the answer. */
@@ -143,8 +153,8 @@ export async function sendSigned(
     },
     body: request.body,
   });
-  await response.body.text();
-  return { status: response.statusCode, ms: performance.now() - issued };
+  const text = await response.body.text();
+  return { status: response.statusCode, ms: performance.now() - issued, bodyInAck: text !== '' };
 }
 
 async function probe(client: Client, path: string): Promise<void> {
@@ -162,17 +172,19 @@ class Recorder {
   #ok = 0;
   sent = 0;
   failed = 0;
+  readonly answeredInAck: number[] = [];
 
   constructor(capacity: number) {
     this.#latencies = new Float64Array(capacity);
   }
 
-  async time(answer: Promise<Answer>): Promise<void> {
+  async time(index: number, answer: Promise<Answer>): Promise<void> {
     this.sent++;
     try {
-      const { status, ms } = await answer;
+      const { status, ms, bodyInAck } = await answer;
       if (status === 200) this.#latencies[this.#ok++] = ms;
       else this.failed++;
+      if (bodyInAck) this.answeredInAck.push(index);
     } catch {
       this.failed++;
     }

@@ -54,6 +54,8 @@ export interface AckStats extends LatencySummary {
   /** Answers per second achieved. */
   perSec: number;
   failed: number;
+  /** Commands payops answered "overloaded" in the ack (its backlog full): nothing was done. */
+  shed: number;
 }
 
 const BALANCE_COMMAND = 'balance wal_acme_eth_ops';
@@ -99,7 +101,9 @@ export async function ackRun(
     requests: built.map((entry) => entry.request),
   });
   if (options.settle) {
-    await ctx.arrivals.allAnswered(answerIds(built.slice(0, result.sent)), ANSWER_TIMEOUT_MS);
+    const inAck = new Set(result.answeredInAck);
+    const awaited = built.slice(0, result.sent).filter((_, index) => !inAck.has(index));
+    await ctx.arrivals.allAnswered(answerIds(awaited), ANSWER_TIMEOUT_MS);
   }
   return result;
 }
@@ -112,6 +116,7 @@ export function ackStats(runs: readonly LoadResult[]): AckStats {
     ...summarize(latencies),
     perSec: latencies.length / (elapsedMs / 1000),
     failed: runs.reduce((sum, run) => sum + run.failed, 0),
+    shed: runs.reduce((sum, run) => sum + run.answeredInAck.length, 0),
   };
 }
 

@@ -180,6 +180,7 @@ export function printReport(results: Results): void {
         'p99',
         'p99 ×',
         'errors',
+        'shed',
       ],
       engine.ack.map((row) => [
         `${row.providerMs} ms`,
@@ -194,6 +195,7 @@ export function printReport(results: Results): void {
         fixed(row.bare.p99),
         (row.payops.p99 / row.bare.p99).toFixed(2),
         String(row.payops.failed + row.bare.failed),
+        String(row.payops.shed),
       ]),
     );
     console.log(

@@ -86,29 +86,50 @@ const SELECT_REQUEST_AND_FREEZE = `
   from payment_requests r cross join freeze_state f
   where f.id = 1`;
 
+/** A request, the kill switch and the request's version, as approve checks its rules. */
+const SELECT_FOR_APPROVAL = `
+  select ${REQUEST_COLUMNS}, ${FREEZE_COLUMNS}, r.version
+  from payment_requests r cross join freeze_state f
+  where f.id = 1 and r.id = $1`;
+
 /**
  * One approval counted and, when it is the last one needed ($5), the claim — each with its
- * audit row — in one statement. The claim's audit row reads the approval's, so it comes after
- * it in the log.
+ * audit row — in one statement, written only if the request is still pending at version $8
+ * (the one its rules were checked against) and, for a claim, payments are not frozen. The
+ * kill switch is share-locked until commit, so no freeze lands between this check and the
+ * claim; a request changed meanwhile writes nothing (no row in `bumped`) and the caller
+ * reads it again. The claim's audit row reads the approval's, so it comes after it in the log.
  */
 const APPROVE_AND_CLAIM = `
-  with approval as (
-    insert into approvals (request_id, approver_id) values ($1, $2) returning approved_at
+  with kill_switch as (
+    select frozen from freeze_state where id = 1 for share
+  ), bumped as (
+    update payment_requests
+       set version = version + 1,
+           status = case when $5::boolean then 'executing' else status end,
+           claimed_at = case when $5::boolean then now() else claimed_at end,
+           claimed_by = case when $5::boolean then $6 else claimed_by end,
+           updated_at = case when $5::boolean then now() else updated_at end
+     where id = $1 and version = $8 and status = 'pending'
+       and not ($5::boolean and (select frozen from kill_switch))
+    returning id, fingerprint, updated_at
+  ), approval as (
+    insert into approvals (request_id, approver_id) select id, $2 from bumped
+    returning approved_at
   ), approved_audit as (
     insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
-    values ($1, $2, 'approved', 'pending', 'pending', $3, $4) returning id
-  ), claim as (
-    update payment_requests
-       set status = 'executing', claimed_at = now(), claimed_by = $6, updated_at = now()
-     where id = $1 and status = 'pending' and $5::boolean
-    returning id, fingerprint, updated_at
+    select id, $2, 'approved', 'pending', 'pending', $3, $4 from bumped returning id
   ), claimed_audit as (
     insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
-    select claim.id, 'payops', 'claimed', 'pending', 'executing', claim.fingerprint, $7
-      from claim, approved_audit
+    select bumped.id, 'payops', 'claimed', 'pending', 'executing', bumped.fingerprint, $7
+      from bumped, approved_audit where $5::boolean
   )
   select (select approved_at from approval) as approved_at,
-         (select updated_at from claim) as claimed_updated_at`;
+         (select updated_at from bumped where $5::boolean) as claimed_updated_at`;
+
+/** Reads and conditional writes of one approval before it gives up: each retry means another
+ * click changed the request meanwhile, so this many in a row is a storm, not bad luck. */
+const APPROVE_ATTEMPTS = 20;
 
 /** executing → $2 with its outcome and audit row, in one statement; no row if not executing. */
 const FINISH_EXECUTION = `
@@ -199,7 +220,7 @@ export class RequestStore {
 
   /**
    * Counts one person's approval, once. When it completes the required number — and payments
-   * are not frozen — the request moves to `executing` in the same transaction and the caller
+   * are not frozen — the request moves to `executing` in the same statement and the caller
    * is told it alone holds the claim. A refused or frozen click changes nothing.
    */
   async approve(
@@ -208,20 +229,13 @@ export class RequestStore {
     claimedBy: string,
     rule: ApprovalRule,
   ): Promise<ApproveResult> {
-    return this.#db.transaction(async (tx) => {
-      // The request row locked, and the kill switch share-locked so no freeze can land
-      // between this check and the claim. Read in a statement of its own, after the locks:
-      // a statement that waited for a lock still sees other tables (approvals) as they were
-      // when it began.
-      const locked = await tx.query(
-        `select r.id from payment_requests r cross join freeze_state f
-          where r.id = $1 and f.id = 1 for update of r for share of f`,
+    // Optimistic: the rules run on the request as read, and the write counts only if nothing
+    // changed since (its version), so no transaction holds a lock across a round trip.
+    for (let attempt = 1; attempt <= APPROVE_ATTEMPTS; attempt++) {
+      const [row] = await this.#db.query<Row & FreezeRow & { version: unknown }>(
+        SELECT_FOR_APPROVAL,
         [id],
       );
-      if (locked.length === 0) return { kind: 'not_found' };
-      const [row] = await tx.query<Row & FreezeRow>(`${SELECT_REQUEST_AND_FREEZE} and r.id = $1`, [
-        id,
-      ]);
       if (!row) return { kind: 'not_found' };
       const request = toRequest(row);
       const refusal = rule(request, approverId);
@@ -232,8 +246,8 @@ export class RequestStore {
         if (freeze.frozen) return { kind: 'frozen', freeze, request };
         assertTransition(id, 'pending', 'executing');
       }
-      const [written] = await tx.query<{
-        approved_at: Date | string;
+      const [written] = await this.#db.query<{
+        approved_at: Date | string | null;
         claimed_updated_at: Date | string | null;
       }>(APPROVE_AND_CLAIM, [
         id,
@@ -246,15 +260,17 @@ export class RequestStore {
         complete,
         claimedBy,
         JSON.stringify({ claimedBy }),
+        String(row.version),
       ]);
-      if (!written) throw new Error(`request ${id}: the approval was not written`);
+      // Changed since it was read (another approval, a decision, a freeze): read it again.
+      if (!written?.approved_at) continue;
       const approvals = [
         ...request.approvals,
         { userId: approverId, at: iso(written.approved_at) },
       ];
       if (!complete) return { kind: 'recorded', request: { ...request, approvals } };
       if (written.claimed_updated_at === null) {
-        throw new Error(`request ${id} changed under its row lock`);
+        throw new Error(`request ${id}: approved without its claim`);
       }
       const claimed: PaymentRequest = {
         ...request,
@@ -263,7 +279,10 @@ export class RequestStore {
         updatedAt: iso(written.claimed_updated_at),
       };
       return { kind: 'claimed', request: claimed };
-    });
+    }
+    throw new Error(
+      `request ${id} changed ${APPROVE_ATTEMPTS} times while being approved; nothing was counted`,
+    );
   }
 
   /** pending → rejected, with the approver and the reason. */

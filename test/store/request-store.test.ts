@@ -43,6 +43,7 @@ describe.each(engines())('request store on %s', (engine) => {
       expect(results.flat().sort()).toEqual([
         '0001_payment_requests.sql',
         '0002_request_labels.sql',
+        '0003_approval_version.sql',
       ]);
     } finally {
       await fresh.drop();

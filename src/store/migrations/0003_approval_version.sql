@@ -1,0 +1,4 @@
+-- Bumped by every approval: the approve statement writes only if the request is still at the
+-- version its rules were checked against (optimistic concurrency, one round trip instead of a
+-- locking transaction of five).
+alter table payment_requests add column version bigint not null default 0;

@@ -64,7 +64,7 @@ const PAYOUT_COMMAND =
   'payout wallet_id=wal_acme_sol_treasury amount=0.01 currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach';
 const REQUESTER = 'U0ALICE';
 const APPROVER = 'U0BOB';
-/** An approver too, so a click of hers on a decided request is refused only under its row lock. */
+/** An approver too, so a click of hers on a decided request is refused only after reading it. */
 const LATE_APPROVER = 'U0CAROL';
 /** Longer than any wait payops should ever cause at 0 ms provider latency. */
 const ANSWER_TIMEOUT_MS = 30_000;
@@ -73,7 +73,7 @@ const CREATORS = 16;
 
 /**
  * One ack-latency run of one app. `/pay balance` as alice; a click is carol's Approve on a
- * request already decided: payops refuses it after reading the request under its row lock.
+ * request already decided: payops refuses it after reading the request.
  * With `settle`, waits until payops has answered every request sent, so no backlog of one run
  * spills into the next.
  */

@@ -141,7 +141,8 @@ export class ApprovalWorkflow {
 
   /**
    * One approval click. Permissions are checked now, at the click; the rules (not one's own
-   * request, once per person, pending, not expired, from its own message) under the row lock.
+   * request, once per person, pending, not expired, from its own message) on the request as
+   * read, the approval counting only if the request has not changed since.
    */
   async approve(
     id: number,

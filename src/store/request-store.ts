@@ -56,7 +56,10 @@ export type ApproveResult =
   /** Counted, and it was the last one needed: this caller alone must now execute it. */
   | { kind: 'claimed'; request: PaymentRequest };
 
-/** Checked under the row lock: why this approval must not count, or undefined. */
+/**
+ * Checked on the request as read (the approval counts only if it is unchanged since): why this
+ * approval must not count, or undefined.
+ */
 export type ApprovalRule = (request: PaymentRequest, approverId: string) => string | undefined;
 
 /**

@@ -278,6 +278,8 @@ export class SlackWorkspace {
   private readonly users: Map<string, SlackUser>;
   private readonly groups: Map<string, UserGroup>;
   private readonly channelMessages = new Map<string, SlackMessage[]>();
+  /** The same messages by channel and ts: chat.update finds one without scanning a channel. */
+  private readonly messageIndex = new Map<string, SlackMessage>();
   /** Each view as Slack returns it. */
   private readonly views = new Map<string, JsonObject>();
   private readonly homeViews = new Map<string, string>();
@@ -781,14 +783,16 @@ export class SlackWorkspace {
     const list = this.channelMessages.get(message.channel) ?? [];
     list.push(message);
     this.channelMessages.set(message.channel, list);
+    this.messageIndex.set(`${message.channel}/${message.ts}`, message);
     return message;
   }
 
   private findMessage(channelId: string, ts: string): SlackMessage | undefined {
-    return this.channelMessages.get(channelId)?.find((message) => message.ts === ts);
+    return this.messageIndex.get(`${channelId}/${ts}`);
   }
 
   private removeMessage(message: SlackMessage): void {
+    this.messageIndex.delete(`${message.channel}/${message.ts}`);
     const list = this.channelMessages.get(message.channel) ?? [];
     this.channelMessages.set(
       message.channel,

@@ -286,7 +286,7 @@ const slackEnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => value?.trim() || '0.0.0.0'),
-  PAYOPS_MAX_BACKLOG: wholeNumber('PAYOPS_MAX_BACKLOG', 1_000, 1, 100_000),
+  PAYOPS_MAX_BACKLOG: wholeNumber('PAYOPS_MAX_BACKLOG', 2_000, 1, 100_000),
 });
 
 const approvalsEnvSchema = z.object({

@@ -98,10 +98,10 @@ const SELECT_FOR_APPROVAL = `
 /**
  * One approval counted and, when it is the last one needed ($5), the claim — each with its
  * audit row — in one statement, written only if the request is still pending at version $8
- * (the one its rules were checked against) and, for a claim, payments are not frozen. The
- * kill switch is share-locked until commit, so no freeze lands between this check and the
- * claim; a request changed meanwhile writes nothing (no row in `bumped`) and the caller
- * reads it again. The claim's audit row reads the approval's, so it comes after it in the log.
+ * (the one its rules were checked against) and, for a claim, payments are not frozen. For a
+ * claim the kill switch is share-locked until commit (a locking read sees the latest freeze),
+ * so no freeze lands between this check and the claim; a request changed meanwhile writes
+ * nothing (no row in `bumped`) and the caller reads it again. The claim's audit row reads the approval's, so it comes after it in the log.
  */
 const APPROVE_AND_CLAIM = `
   with kill_switch as (

@@ -79,21 +79,18 @@ const AUDIT_COLUMNS =
 
 const SELECT_REQUEST = `select ${REQUEST_COLUMNS} from payment_requests r`;
 
-/** A request and the kill switch in one round trip (`where r.id = $1` to be appended). */
 /** The kill switch's row (`freeze_state f`), as `FreezeRow` reads it. */
 const FREEZE_COLUMNS = `f.frozen as freeze_frozen, f.reason as freeze_reason,
   f.changed_by as freeze_changed_by, f.changed_at as freeze_changed_at`;
 
+/**
+ * A request and the kill switch in one round trip (`and r.id = $1` to be appended), with the
+ * request's version, which approve checks its write against.
+ */
 const SELECT_REQUEST_AND_FREEZE = `
-  select ${REQUEST_COLUMNS}, ${FREEZE_COLUMNS}
-  from payment_requests r cross join freeze_state f
-  where f.id = 1`;
-
-/** A request, the kill switch and the request's version, as approve checks its rules. */
-const SELECT_FOR_APPROVAL = `
   select ${REQUEST_COLUMNS}, ${FREEZE_COLUMNS}, r.version
   from payment_requests r cross join freeze_state f
-  where f.id = 1 and r.id = $1`;
+  where f.id = 1`;
 
 /**
  * One approval counted and, when it is the last one needed ($5), the claim — each with its
@@ -236,7 +233,7 @@ export class RequestStore {
     // changed since (its version), so no transaction holds a lock across a round trip.
     for (let attempt = 1; attempt <= APPROVE_ATTEMPTS; attempt++) {
       const [row] = await this.#db.query<Row & FreezeRow & { version: unknown }>(
-        SELECT_FOR_APPROVAL,
+        `${SELECT_REQUEST_AND_FREEZE} and r.id = $1`,
         [id],
       );
       if (!row) return { kind: 'not_found' };

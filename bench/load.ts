@@ -1,6 +1,6 @@
 import type { Worker } from 'node:worker_threads';
 import { Client } from 'undici';
-import { startModuleWorker } from '../src/lib/module-worker.ts';
+import { startModuleWorker } from '../src/lib/run-module.ts';
 
 /**
  * The load generator: pre-signed Slack requests over keep-alive HTTP/1.1 connections (undici),

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Worker } from 'node:worker_threads';
 import type { Config } from './config.ts';
-import { firstMessage, startModuleWorker } from './lib/module-worker.ts';
+import { firstMessage, startModuleWorker } from './lib/run-module.ts';
 import type { Logger } from './logger.ts';
 import type { BotIdentity } from './slack/directory.ts';
 import {

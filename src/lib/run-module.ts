@@ -1,0 +1,51 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { extname } from 'node:path';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+/**
+ * Runs a module that sits next to the caller (`besides`: the caller's `import.meta.url`), with
+ * the caller's extension — `.ts` when the sources run, `.js` once built — in a worker thread or
+ * in a child process. Neither inherits the parent's `--import tsx`, so a TypeScript entry
+ * registers tsx first; a built `.js` entry is loaded directly.
+ */
+
+function siblingModule(besides: string, name: string): URL {
+  return new URL(`./${name}${extname(new URL(besides).pathname)}`, besides);
+}
+
+function isTypeScript(entry: URL): boolean {
+  return entry.pathname.endsWith('.ts');
+}
+
+export function startModuleWorker(
+  besides: string,
+  name: string,
+  options: Omit<WorkerOptions, 'eval'> = {},
+): Worker {
+  const entry = siblingModule(besides, name);
+  if (!isTypeScript(entry)) return new Worker(entry, options);
+  const tsx = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry.href)}); });`;
+  return new Worker(bootstrap, { ...options, eval: true });
+}
+
+/** A child process with an IPC channel, its stderr shared with ours. */
+export function forkModule(besides: string, name: string, args: string[]): ChildProcess {
+  const entry = siblingModule(besides, name);
+  return fork(entry, args, {
+    execArgv: isTypeScript(entry) ? ['--import', import.meta.resolve('tsx')] : [],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+}
+
+/** The first message of a worker or child; rejects if it fails or exits before sending one. */
+export async function firstMessage(runner: Worker | ChildProcess): Promise<unknown> {
+  const [message] = await Promise.race([
+    once(runner, 'message'),
+    once(runner, 'exit').then(([code]) => {
+      throw new Error(`it exited (code ${code}) before it said anything`);
+    }),
+  ]);
+  return message;
+}

@@ -1,0 +1,24 @@
+import { PGlite } from '@electric-sql/pglite';
+import { migrate } from './migrate.ts';
+import { PGLITE_CONFIG, pgliteDatabase } from './pglite.ts';
+
+/**
+ * A child process (see `createApart` in pglite.ts): creates the PGlite folder given as its
+ * argument (initdb), applies the migrations, closes it, says `created` — or why not — and ends,
+ * handing back to the OS the memory all that took.
+ */
+const pgdata = process.argv[2];
+let said: string;
+try {
+  if (!pgdata) throw new Error('no folder given');
+  const db = pgliteDatabase(await PGlite.create(pgdata, { postgresqlconf: PGLITE_CONFIG }));
+  try {
+    await migrate(db);
+  } finally {
+    await db.close();
+  }
+  said = 'created';
+} catch (error) {
+  said = error instanceof Error ? error.message : String(error);
+}
+process.send?.(said, () => process.disconnect());

@@ -304,6 +304,39 @@ describe('writes are never retried', () => {
   });
 });
 
+describe('a write and kept-alive connections', () => {
+  it('goes out on a connection of its own, never one a read left open that the provider may have closed', async () => {
+    // This provider drops a connection that has served a request before, as one whose idle
+    // timeout fired just as the request arrived: the write must never meet it.
+    const served = new WeakMap<object, number>();
+    const writes: string[] = [];
+    const provider = createHttpServer((request, response) => {
+      const count = served.get(request.socket) ?? 0;
+      served.set(request.socket, count + 1);
+      if (request.method === 'POST') {
+        if (count > 0) return request.socket.destroy();
+        writes.push(request.url ?? '');
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ id: 'po_1', status: 'pending' }));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const { port } = provider.address() as AddressInfo;
+    const own = clientFor(`http://127.0.0.1:${port}`, { maxInFlight: 1 });
+    try {
+      await own.call('listPayouts');
+      await own.call('createPayout', EXAMPLE_CALLS.createPayout);
+      await own.call('listPayouts');
+      await own.call('createPayout', EXAMPLE_CALLS.createPayout);
+      expect(writes).toHaveLength(2);
+    } finally {
+      await own.close();
+      provider.closeAllConnections();
+      await new Promise((resolve) => provider.close(resolve));
+    }
+  });
+});
+
 describe('bounds', () => {
   it('never has more requests in flight than the bound', async () => {
     const bounded = clientFor(sandbox.url, { maxInFlight: 2 });

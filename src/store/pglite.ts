@@ -10,6 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { firstMessage, forkModule } from '../lib/run-module.ts';
 import type { Database, Queryable } from './database.ts';
@@ -49,6 +50,7 @@ export async function openPglite(dataDir: string | undefined): Promise<Database>
 
 /** `db` as a Database; `afterClose` runs once it is closed. */
 export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): Database {
+  const inTurn = takingTurns();
   const queryable = (target: PGlite | Transaction): Queryable => ({
     async query<Row>(sql: string, params: unknown[] = []) {
       return (await target.query<Row>(sql, params)).rows;
@@ -57,10 +59,13 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
       await target.exec(sql);
     },
   });
+  const direct = queryable(db);
   return {
     engine: 'pglite',
-    ...queryable(db),
-    transaction: (work) => db.transaction((tx) => work(queryable(tx))),
+    query: (sql, params) => inTurn(() => direct.query(sql, params)),
+    exec: (sql) => inTurn(() => direct.exec(sql)),
+    // A transaction is one turn: the statements inside it go straight to PGlite.
+    transaction: (work) => inTurn(() => db.transaction((tx) => work(queryable(tx)))),
     async ping() {
       return !db.closed;
     },
@@ -71,6 +76,40 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
         afterClose();
       }
     },
+  };
+}
+
+/** How long statements may run back to back before the event loop gets a turn. */
+const SLICE_MS = 2;
+
+/**
+ * PGlite runs a statement synchronously on the calling thread and starts the next one queued
+ * at once, in a microtask: a thousand queued statements keep the event loop from any I/O until
+ * the last is done (measured: 1,000 reads, 300 ms without a single timer tick), so provider
+ * answers, Slack answers and connection closes all wait behind them. Here they run one at a
+ * time, and after SLICE_MS of them the event loop gets a turn (then: a tick every ~1 ms).
+ */
+function takingTurns(): <T>(work: () => Promise<T>) => Promise<T> {
+  let queue: Promise<unknown> = Promise.resolve();
+  let queued = 0;
+  let sliceStartedAt = 0;
+  return <T>(work: () => Promise<T>) => {
+    // A statement that finds nothing queued starts a slice: it never waits for a turn.
+    if (queued === 0) sliceStartedAt = performance.now();
+    queued++;
+    const run = queue
+      .then(async () => {
+        if (performance.now() - sliceStartedAt >= SLICE_MS) {
+          await nextTurn();
+          sliceStartedAt = performance.now();
+        }
+        return work();
+      })
+      .finally(() => {
+        queued--;
+      });
+    queue = run.catch(() => undefined);
+    return run;
   };
 }
 

@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
-import { openPglite } from '../../src/store/pglite.ts';
+import { openPglite, pgliteDatabase } from '../../src/store/pglite.ts';
 
 function freshDir(): string {
   return mkdtempSync(join(tmpdir(), 'payops-create-'));
@@ -33,4 +34,26 @@ describe('a fresh embedded store folder', () => {
     );
     expect(existsSync(join(dir, 'payops.lock'))).toBe(false);
   }, 60_000);
+});
+
+describe('statements queued on the embedded store', () => {
+  it('leave the event loop a turn while they run, not only once the last is done', async () => {
+    const db = pgliteDatabase(await PGlite.create());
+    try {
+      await db.exec('create table t (id int primary key)');
+      await db.exec('insert into t select generate_series(1, 500)');
+      let finished = 0;
+      const reads = Array.from({ length: 500 }, (_, index) =>
+        db.query('select id from t where id = $1', [index + 1]).then(() => finished++),
+      );
+      // I/O callbacks and timers run in turns of the event loop, like this one.
+      const finishedAtFirstTurn = await new Promise<number>((resolve) =>
+        setImmediate(() => resolve(finished)),
+      );
+      await Promise.all(reads);
+      expect(finishedAtFirstTurn).toBeLessThan(500);
+    } finally {
+      await db.close();
+    }
+  });
 });

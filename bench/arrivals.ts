@@ -61,7 +61,7 @@ export class Arrivals {
   }
 
   /** Resolves when `done()` holds, checked after every look at the records. */
-  until(done: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  until(done: () => boolean, timeoutMs: number, what: string | (() => string)): Promise<void> {
     this.#scan();
     if (done()) return Promise.resolve();
     return new Promise((resolve, reject) => {
@@ -74,7 +74,11 @@ export class Arrivals {
       };
       const timer = setTimeout(() => {
         this.#waiters.delete(waiter);
-        reject(new Error(`still waiting for ${what} after ${timeoutMs} ms`));
+        reject(
+          new Error(
+            `still waiting for ${typeof what === 'string' ? what : what()} after ${timeoutMs} ms`,
+          ),
+        );
       }, timeoutMs);
       this.#waiters.add(waiter);
       this.#timer ??= setInterval(() => this.#tick(), 1);
@@ -126,7 +130,8 @@ export class Arrivals {
         return next === keys.length;
       },
       timeoutMs,
-      `${keys.length} ${what}`,
+      () =>
+        `${keys.filter((key) => !seen.has(key)).length} of ${keys.length} ${what} (the first missing: ${keys[next]})`,
     );
   }
 }

@@ -109,7 +109,13 @@ export async function ackRun(
   if (options.settle) {
     const inAck = new Set(result.answeredInAck);
     const awaited = built.slice(0, result.sent).filter((_, index) => !inAck.has(index));
-    await ctx.arrivals.allAnswered(answerIds(awaited), ANSWER_TIMEOUT_MS);
+    await ctx.arrivals.allAnswered(answerIds(awaited), ANSWER_TIMEOUT_MS).catch((error) => {
+      // What the run itself saw tells a payops that lost work from one that never acked it.
+      const shape = load.shape.kind === 'rate' ? `${load.shape.perSecond}/s` : 'max';
+      throw new Error(
+        `${app.name}, ${request} at ${shape} over ${load.connections} connections: ${result.sent} sent, ${result.failed} not acknowledged with 200, ${inAck.size} answered in the ack; ${(error as Error).message}`,
+      );
+    });
   }
   return result;
 }
@@ -241,15 +247,17 @@ export async function approveInBulk(
     durationMs: ANSWER_TIMEOUT_MS,
     requests: clicks.map((click) => click.request),
   });
-  const last = await ctx.arrivals.payout(before + cards.length - 1, BULK_TIMEOUT_MS);
-  // Done when payops is (so no tail spills into the next run), and a second call for one
-  // request would have shown by then.
+  // Done when payops is — every requester told the outcome, whatever it was — so no tail
+  // spills into the next run, and a second call for one request would have shown by then. A
+  // payout that never arrived (its outcome unknown, say) is then a count short, not a hang.
   await ctx.arrivals.allToldInThread(cards, BULK_TIMEOUT_MS);
+  const payouts = ctx.arrivals.payouts.slice(before);
+  const last = payouts.at(-1);
   const firstClickAt = result.startedAtEpochMs - performance.timeOrigin;
   return {
     approvals: cards.length,
-    perSec: cards.length / ((last.hrAt - firstClickAt) / 1000),
-    payouts: ctx.arrivals.payoutCount() - before,
+    perSec: last ? payouts.length / ((last.hrAt - firstClickAt) / 1000) : 0,
+    payouts: payouts.length,
   };
 }
 

@@ -52,10 +52,15 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
       await ack();
       await guarded(deps, respond, async () => {
         const id = requestIdOf(action.value);
-        if (id === undefined) return tell(respond, 'That button does not name a request.');
+        if (id === undefined)
+          return tell(deps.logger, respond, 'That button does not name a request.');
         const decision = await deps.workflow.canApprove(body.user.id);
         if (!decision.allowed) {
-          return tell(respond, deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
+          return tell(
+            deps.logger,
+            respond,
+            deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin),
+          );
         }
         // The click's origin travels with the form; the workflow checks it when the reason comes.
         const view = buildRejectReasonModal(id);
@@ -69,13 +74,15 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
     await ack();
     await guarded(deps, respond, async () => {
       const id = requestIdOf(action.value);
-      if (id === undefined) return tell(respond, 'That button does not name a request.');
+      if (id === undefined)
+        return tell(deps.logger, respond, 'That button does not name a request.');
       const result = await deps.workflow.cancel(id, body.user.id);
       if (result.kind === 'done') {
         await deps.messages.refresh(result.request);
-        return tell(respond, `Request #${id} is cancelled; nothing was sent.`);
+        return tell(deps.logger, respond, `Request #${id} is cancelled; nothing was sent.`);
       }
       return tell(
+        deps.logger,
         respond,
         result.kind === 'refused' ? result.reason : `Request #${id} does not exist.`,
       );
@@ -308,9 +315,10 @@ function deniedMessage(result: Denied, accessAdmin: string): SlackMessage {
 }
 
 /** An ephemeral note to the person who clicked; the approval message itself is not touched. */
-async function tell(respond: RespondFn, text: string): Promise<void> {
-  await respond({ response_type: 'ephemeral', replace_original: false, text }).catch(
-    () => undefined,
+async function tell(logger: Logger, respond: RespondFn, text: string): Promise<void> {
+  await respond({ response_type: 'ephemeral', replace_original: false, text }).catch((error) =>
+    // Nothing else to do for it, but a person was left without an answer: say so.
+    logger.warn({ err: error }, 'could not answer a click through its response_url'),
   );
 }
 
@@ -321,7 +329,7 @@ async function approve(
   respond: RespondFn,
 ): Promise<void> {
   const id = requestIdOf(action.value);
-  if (id === undefined) return tell(respond, 'That button does not name a request.');
+  if (id === undefined) return tell(deps.logger, respond, 'That button does not name a request.');
   let showInFlight: NodeJS.Timeout | undefined;
   let result: Awaited<ReturnType<ApprovalWorkflow['approve']>>;
   try {
@@ -338,20 +346,22 @@ async function approve(
   }
   switch (result.kind) {
     case 'not_allowed':
-      return tell(respond, deniedText(result, deps.accessAdmin));
+      return tell(deps.logger, respond, deniedText(result, deps.accessAdmin));
     case 'not_found':
-      return tell(respond, `Request #${id} does not exist.`);
+      return tell(deps.logger, respond, `Request #${id} does not exist.`);
     case 'refused':
-      return tell(respond, result.reason);
+      return tell(deps.logger, respond, result.reason);
     case 'frozen':
       await deps.messages.refresh(result.request, { notify: false });
       return tell(
+        deps.logger,
         respond,
         `Payments are frozen (${result.freeze.reason ?? 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`,
       );
     case 'recorded':
       await deps.messages.refresh(result.request, { notify: false });
       return tell(
+        deps.logger,
         respond,
         `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`,
       );
@@ -375,6 +385,7 @@ async function guarded(
     const reference = randomUUID().slice(0, 8);
     deps.logger.error({ err: error, reference }, 'interaction failed inside payops');
     await tell(
+      deps.logger,
       respond,
       `Something failed inside payops (reference ${reference}). Check the request's approval message before doing anything else.`,
     );

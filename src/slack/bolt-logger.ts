@@ -11,6 +11,8 @@ export function boltLogger(parent: Logger): BoltLogger {
   const write =
     (level: 'debug' | 'info' | 'warn' | 'error') =>
     (...messages: unknown[]) => {
+      // Bolt and the WebClient log several debug lines per request: build none that is dropped.
+      if (!logger.isLevelEnabled(level)) return;
       const error = messages.find((message): message is Error => message instanceof Error);
       const text = withoutMessageBodies(
         messages

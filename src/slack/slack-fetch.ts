@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, errors, request } from 'undici';
 
 /**
  * The `fetch` payops gives Slack's SDKs (Bolt's `respond`, every WebClient) for their JSON and
@@ -19,22 +19,31 @@ export interface SlackFetch {
 }
 
 export function createSlackFetch(): SlackFetch {
-  const agent = new Agent({
-    keepAliveTimeout: 30_000,
-    headersTimeout: SLACK_TIMEOUT_MS,
-    bodyTimeout: SLACK_TIMEOUT_MS,
-  });
+  const timeouts = { headersTimeout: SLACK_TIMEOUT_MS, bodyTimeout: SLACK_TIMEOUT_MS };
+  const agent = new Agent({ keepAliveTimeout: 30_000, ...timeouts });
+  // Second tries only, each on a connection of its own (reset: closed after its answer).
+  const freshAgent = new Agent(timeouts);
   const slackFetch = async (input: string | URL | Request, init?: RequestInit) => {
     const body = init?.body ?? undefined;
     if (input instanceof Request || (body !== undefined && typeof body !== 'string')) {
       return fetch(input, init);
     }
-    const response = await request(input, {
-      method: (init?.method ?? 'GET') as 'GET',
-      headers: Object.fromEntries(new Headers(init?.headers)),
-      ...(body === undefined ? {} : { body }),
-      ...(init?.signal ? { signal: init.signal } : {}),
-      dispatcher: agent,
+    const send = (fresh: boolean) =>
+      request(input, {
+        method: (init?.method ?? 'GET') as 'GET',
+        headers: Object.fromEntries(new Headers(init?.headers)),
+        ...(body === undefined ? {} : { body }),
+        ...(init?.signal ? { signal: init.signal } : {}),
+        dispatcher: fresh ? freshAgent : agent,
+        reset: fresh,
+      });
+    // A kept-alive connection Slack closed just as a post went out on it fails before any
+    // answer, the post unread: a click's answer on its response_url was lost so under load.
+    // Sent once more on a new connection. (Should the server have read it and then died
+    // without answering, the person sees the answer twice: better than never.)
+    const response = await send(false).catch((error: unknown) => {
+      if (!closedBeforeAnswer(error) || init?.signal?.aborted) throw error;
+      return send(true);
     });
     const bytes = await response.body.arrayBuffer();
     const { statusCode } = response;
@@ -55,5 +64,19 @@ export function createSlackFetch(): SlackFetch {
       headers,
     });
   };
-  return { fetch: slackFetch as typeof fetch, close: () => agent.close() };
+  return {
+    fetch: slackFetch as typeof fetch,
+    close: async () => {
+      await Promise.all([agent.close(), freshAgent.close()]);
+    },
+  };
+}
+
+/**
+ * The connection was closed or reset by the other side before any of the answer came (`request`
+ * rejects only before the answer's headers; a failure after them is the body's).
+ */
+function closedBeforeAnswer(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return error instanceof errors.SocketError || code === 'ECONNRESET' || code === 'EPIPE';
 }

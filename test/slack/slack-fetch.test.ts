@@ -80,3 +80,39 @@ describe('the fetch given to Slack SDKs', () => {
     expect(upload?.body).toContain('a,b\n1,2\n');
   });
 });
+
+describe('a post on a kept-alive connection the server has closed', () => {
+  it('is sent once more on a new connection, and arrives once', async () => {
+    // This server drops any connection that has served a request before, as one whose idle
+    // timeout fired just as the next request arrived on it.
+    const served = new WeakMap<object, number>();
+    const posts: string[] = [];
+    const closing = createServer(async (req, res) => {
+      const count = served.get(req.socket) ?? 0;
+      served.set(req.socket, count + 1);
+      if (count > 0) return req.socket.destroy();
+      let body = '';
+      for await (const chunk of req) body += chunk;
+      posts.push(body);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+    }).listen(0, '127.0.0.1');
+    await once(closing, 'listening');
+    const url = `http://127.0.0.1:${(closing.address() as AddressInfo).port}/respond`;
+    const own = createSlackFetch();
+    try {
+      for (const text of ['first', 'second', 'third']) {
+        const response = await own.fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ text }),
+        });
+        expect(response.status).toBe(200);
+      }
+      expect(posts).toEqual(['{"text":"first"}', '{"text":"second"}', '{"text":"third"}']);
+    } finally {
+      await own.close();
+      closing.closeAllConnections();
+      closing.close();
+    }
+  });
+});

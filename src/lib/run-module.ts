@@ -30,21 +30,30 @@ export function startModuleWorker(
   return new Worker(bootstrap, { ...options, eval: true });
 }
 
-/** A child process with an IPC channel, its stderr shared with ours. */
-export function forkModule(besides: string, name: string, args: string[]): ChildProcess {
+/** A child process with an IPC channel, its stderr shared with ours, killed after `timeoutMs`. */
+export function forkModule(
+  besides: string,
+  name: string,
+  args: string[],
+  options: { timeoutMs: number },
+): ChildProcess {
   const entry = siblingModule(besides, name);
   return fork(entry, args, {
     execArgv: isTypeScript(entry) ? ['--import', import.meta.resolve('tsx')] : [],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+    timeout: options.timeoutMs,
   });
 }
 
-/** The first message of a worker or child; rejects if it fails or exits before sending one. */
+/** The first message of a worker or child; rejects if it fails or ends before sending one. */
 export async function firstMessage(runner: Worker | ChildProcess): Promise<unknown> {
+  // A child's 'close' comes after its IPC channel is drained, so a last message is not lost.
+  const ended = runner instanceof Worker ? 'exit' : 'close';
   const [message] = await Promise.race([
     once(runner, 'message'),
-    once(runner, 'exit').then(([code]) => {
-      throw new Error(`it exited (code ${code}) before it said anything`);
+    once(runner, ended).then(([code, signal]) => {
+      const how = signal ? `signal ${signal}` : `code ${code}`;
+      throw new Error(`it ended (${how}) before it said anything`);
     }),
   ]);
   return message;

@@ -69,9 +69,11 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
     async ping() {
       return !db.closed;
     },
+    // After every statement already queued, as PGlite itself would: an outcome being recorded
+    // as payops stops must be written, not refused as "PGlite is closed".
     async close() {
       try {
-        await db.close();
+        await inTurn(() => db.close());
       } finally {
         afterClose();
       }
@@ -113,6 +115,9 @@ function takingTurns(): <T>(work: () => Promise<T>) => Promise<T> {
   };
 }
 
+/** initdb and the migrations take 3–6 s here; a child still at it after this is stuck. */
+const CREATE_TIMEOUT_MS = 120_000;
+
 /**
  * A fresh folder is created (initdb) and brought to the current schema in a short-lived child
  * process: initdb leaves hundreds of MB of wasm memory in the process that runs it, for good —
@@ -121,14 +126,17 @@ function takingTurns(): <T>(work: () => Promise<T>) => Promise<T> {
  * (a restart on the same folder: 234–262 MB).
  */
 async function createApart(pgdata: string): Promise<void> {
-  const child = forkModule(import.meta.url, 'pglite-create', [pgdata]);
+  // Killed if it hangs: the process must fail to start, not wait for ever holding the lock.
+  const child = forkModule(import.meta.url, 'pglite-create', [pgdata], {
+    timeoutMs: CREATE_TIMEOUT_MS,
+  });
   let said: unknown;
   try {
     said = await firstMessage(child);
   } catch (error) {
     throw new Error(`could not create the embedded store in ${pgdata}`, { cause: error });
   } finally {
-    if (child.exitCode === null) await once(child, 'exit');
+    if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
   }
   if (said !== 'created') {
     throw new Error(`could not create the embedded store in ${pgdata}: ${String(said)}`);

@@ -29,8 +29,9 @@ describe('a fresh embedded store folder', () => {
     const dir = freshDir();
     // A file where the data folder should be: initdb cannot make it.
     writeFileSync(join(dir, 'pgdata'), 'not a folder');
+    // With the child's own reason after the folder: it ran, and said why.
     await expect(openPglite(dir)).rejects.toThrow(
-      `could not create the embedded store in ${join(dir, 'pgdata')}`,
+      new RegExp(`could not create the embedded store in ${join(dir, 'pgdata')}: \\S`),
     );
     expect(existsSync(join(dir, 'payops.lock'))).toBe(false);
   }, 60_000);
@@ -55,5 +56,17 @@ describe('statements queued on the embedded store', () => {
     } finally {
       await db.close();
     }
+  });
+
+  it('are all done before the store closes, however many were queued', async () => {
+    const db = pgliteDatabase(await PGlite.create());
+    await db.exec('create table t (id int primary key)');
+    const inserts = Array.from({ length: 200 }, (_, index) =>
+      db.query('insert into t (id) values ($1)', [index + 1]),
+    );
+    const closed = db.close();
+    const outcomes = await Promise.allSettled(inserts);
+    await closed;
+    expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(200);
   });
 });

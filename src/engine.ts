@@ -15,7 +15,7 @@ import { boltLogger } from './slack/bolt-logger.ts';
 import { type BotIdentity, resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
 import type { EngineLink, ForwardedEvent, Readiness } from './slack/ingress.ts';
 import { ApprovalMessages } from './slack/listeners/approval-messages.ts';
-import { createSlackFetch } from './slack/slack-fetch.ts';
+import { createSlackFetch, DEFAULT_WEB_API_URL } from './slack/slack-fetch.ts';
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { openPglite } from './store/pglite.ts';
@@ -75,7 +75,7 @@ export async function startEngine(
     throw error;
   }
 
-  const slackHttp = createSlackFetch();
+  const slackHttp = createSlackFetch({ webApiUrl: config.slack.apiUrl ?? DEFAULT_WEB_API_URL });
   const web = new WebClient(config.slack.botToken, {
     ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
     fetch: slackHttp.fetch,

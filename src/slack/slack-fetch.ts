@@ -18,7 +18,15 @@ export interface SlackFetch {
   close(): Promise<void>;
 }
 
-export function createSlackFetch(): SlackFetch {
+/** The WebClient's own default. */
+export const DEFAULT_WEB_API_URL = 'https://slack.com/api/';
+
+/**
+ * `webApiUrl`: where the Web API is (`https://slack.com/api/`). Its calls are left to the
+ * WebClient's own retries; only other posts — answers on a response_url, which Bolt's
+ * `respond` never retries — get the second try below.
+ */
+export function createSlackFetch(options: { webApiUrl: string }): SlackFetch {
   const timeouts = { headersTimeout: SLACK_TIMEOUT_MS, bodyTimeout: SLACK_TIMEOUT_MS };
   const agent = new Agent({ keepAliveTimeout: 30_000, ...timeouts });
   // Second tries only, each on a connection of its own (reset: closed after its answer).
@@ -41,8 +49,9 @@ export function createSlackFetch(): SlackFetch {
     // answer, the post unread: a click's answer on its response_url was lost so under load.
     // Sent once more on a new connection. (Should the server have read it and then died
     // without answering, the person sees the answer twice: better than never.)
+    const secondTry = !String(input).startsWith(options.webApiUrl);
     const response = await send(false).catch((error: unknown) => {
-      if (!closedBeforeAnswer(error) || init?.signal?.aborted) throw error;
+      if (!secondTry || !closedBeforeAnswer(error) || init?.signal?.aborted) throw error;
       return send(true);
     });
     const bytes = await response.body.arrayBuffer();

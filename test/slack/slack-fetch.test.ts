@@ -1,15 +1,16 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSlackFetch } from '../../src/slack/slack-fetch.ts';
+import { createSlackFetch, type SlackFetch } from '../../src/slack/slack-fetch.ts';
 
 /** The SDKs' fetch over undici, against a real HTTP server: what they read must be what fetch gives. */
 
 let server: Server;
 let base: string;
 const received: Array<{ method: string; url: string; type: string; body: string }> = [];
-const slackFetch = createSlackFetch();
+const slackFetch = createSlackFetch({ webApiUrl: 'http://127.0.0.1:1/api/' });
 
 beforeAll(async () => {
   server = createServer(async (req: IncomingMessage, res) => {
@@ -82,37 +83,65 @@ describe('the fetch given to Slack SDKs', () => {
 });
 
 describe('a post on a kept-alive connection the server has closed', () => {
-  it('is sent once more on a new connection, and arrives once', async () => {
-    // This server drops any connection that has served a request before, as one whose idle
-    // timeout fired just as the next request arrived on it.
+  // This server drops any connection that has served a request before, as one whose idle
+  // timeout fired just as the next request arrived on it.
+  let closing: Server;
+  let origin: string;
+  const posts: string[] = [];
+  beforeAll(async () => {
     const served = new WeakMap<object, number>();
-    const posts: string[] = [];
-    const closing = createServer(async (req, res) => {
+    closing = createServer(async (req, res) => {
       const count = served.get(req.socket) ?? 0;
       served.set(req.socket, count + 1);
       if (count > 0) return req.socket.destroy();
       let body = '';
       for await (const chunk of req) body += chunk;
       posts.push(body);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-length': '11' })
+        .end('{"ok":true}');
     }).listen(0, '127.0.0.1');
     await once(closing, 'listening');
-    const url = `http://127.0.0.1:${(closing.address() as AddressInfo).port}/respond`;
-    const own = createSlackFetch();
+    origin = `http://127.0.0.1:${(closing.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    closing.closeAllConnections();
+    await new Promise((resolve) => closing.close(resolve));
+  });
+  // After a pause, so the previous post's connection is idle in the pool and is the one used.
+  const post = async (own: SlackFetch, url: string, text: string) => {
+    await sleep(20);
+    return own.fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ text }),
+    });
+  };
+
+  it('is sent once more on a new connection when it is an answer (a response_url), and arrives once', async () => {
+    const own = createSlackFetch({ webApiUrl: `${origin}/api/` });
+    posts.length = 0;
     try {
       for (const text of ['first', 'second', 'third']) {
-        const response = await own.fetch(url, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json' },
-          body: JSON.stringify({ text }),
-        });
-        expect(response.status).toBe(200);
+        expect((await post(own, `${origin}/respond/1`, text)).status).toBe(200);
       }
       expect(posts).toEqual(['{"text":"first"}', '{"text":"second"}', '{"text":"third"}']);
     } finally {
       await own.close();
-      closing.closeAllConnections();
-      closing.close();
+    }
+  });
+
+  it('fails as it is when it is a Web API call, left to the WebClient’s own retries', async () => {
+    const own = createSlackFetch({ webApiUrl: `${origin}/api/` });
+    posts.length = 0;
+    try {
+      await post(own, `${origin}/api/chat.postMessage`, 'first');
+      await expect(post(own, `${origin}/api/chat.postMessage`, 'second')).rejects.toThrow(
+        /other side closed|ECONNRESET|EPIPE/,
+      );
+      expect(posts).toEqual(['{"text":"first"}']);
+    } finally {
+      await own.close();
     }
   });
 });

@@ -107,7 +107,12 @@ export class PaymentsClient {
     // (its idle timeout, or ours seen late by a busy event loop): a read is then retried, but
     // a write's outcome would be unknown though it never arrived. Seen in the benchmark: 11 of
     // 1,000 payouts. A write opens its own connection, which no idle timeout can have closed.
-    this.#writePool = new Pool(base.origin, poolOptions);
+    // Its connect has a deadline of its own, inside the write's: a connect that times out is a
+    // write known not sent, where the write's deadline passing could only say "unknown".
+    this.#writePool = new Pool(base.origin, {
+      ...poolOptions,
+      connect: { timeout: Math.min(10_000, Math.ceil(options.writeTimeoutMs / 2)) },
+    });
   }
 
   async call(operationId: OperationId, input: CallInput = {}): Promise<ApiResponse> {

@@ -12,6 +12,8 @@ export interface Machine {
   cpuModel: string;
   node: string;
   kernel: string;
+  /** Share of the CPUs' time the hypervisor gave to others during the run (`steal`, /proc/stat). */
+  stealPct: number;
 }
 
 export interface AckRow {
@@ -164,7 +166,7 @@ export function checkTargets(results: Omit<Results, 'targets'>): TargetCheck[] {
 export function printReport(results: Results): void {
   const { machine } = results;
   console.log(
-    `\npayops bench (${results.mode}) · ${machine.cpus} × ${machine.cpuModel} · Node ${machine.node} · ${results.elapsedSec.toFixed(0)} s`,
+    `\npayops bench (${results.mode}) · ${machine.cpus} × ${machine.cpuModel} · Node ${machine.node} · ${results.elapsedSec.toFixed(0)} s · CPU stolen by the host: ${machine.stealPct.toFixed(1)} %`,
   );
   for (const engine of results.engines) {
     console.log(`\n== ${engine.engine} ==\n\n1. Ack latency (ms): payops vs bare Bolt, same run`);

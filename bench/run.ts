@@ -118,6 +118,7 @@ async function main(): Promise<void> {
   const mode: Results['mode'] = process.argv.includes('--quick') ? 'quick' : 'full';
   const profile = process.argv.includes('--profile');
   const startedAt = new Date();
+  const cpuAtStart = cpuTimes();
   mkdirSync(RESULTS_DIR, { recursive: true });
   const cleanup = new Cleanup();
   process.once('SIGINT', () => {
@@ -166,7 +167,7 @@ async function main(): Promise<void> {
     barePeak.stop();
     const partial = {
       mode,
-      machine: machine(),
+      machine: machine(cpuAtStart),
       startedAt: startedAt.toISOString(),
       elapsedSec: (Date.now() - startedAt.getTime()) / 1000,
       bareAckPerSec: Math.max(
@@ -386,14 +387,35 @@ function buildApps(): void {
   });
 }
 
-function machine(): Machine {
+function machine(stealAtStart: CpuTimes): Machine {
   const cpuinfo = readFileSync('/proc/cpuinfo', 'utf8');
+  const now = cpuTimes();
+  const total = now.total - stealAtStart.total;
   return {
     cpus: availableParallelism(),
     cpuModel: /^model name\s*:\s*(.+)$/m.exec(cpuinfo)?.[1]?.trim() ?? 'unknown',
     node: process.version,
     kernel: release(),
+    stealPct: total > 0 ? ((now.steal - stealAtStart.steal) / total) * 100 : 0,
   };
+}
+
+interface CpuTimes {
+  total: number;
+  steal: number;
+}
+
+/**
+ * All CPUs' time so far, and the part the hypervisor ran something else (`steal`): on a shared
+ * VM, what was stolen during a run explains figures no app caused.
+ */
+function cpuTimes(): CpuTimes {
+  const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '')
+    .trim()
+    .split(/\s+/)
+    .slice(1, 9)
+    .map(Number);
+  return { total: fields.reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 };
 }
 
 await main();

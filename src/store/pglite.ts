@@ -5,6 +5,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
   writeSync,
@@ -126,8 +127,13 @@ const CREATE_TIMEOUT_MS = 120_000;
  * (a restart on the same folder: 234–262 MB).
  */
 async function createApart(pgdata: string): Promise<void> {
+  // Made under a name of its own and renamed when complete: a creation cut short (a crash, a
+  // kill) leaves no half-made folder where the next start would look, only this one, which is
+  // ours by its name and removed here before trying again.
+  const creating = `${pgdata}.creating`;
+  rmSync(creating, { recursive: true, force: true });
   // Killed if it hangs: the process must fail to start, not wait for ever holding the lock.
-  const child = forkModule(import.meta.url, 'pglite-create', [pgdata], {
+  const child = forkModule(import.meta.url, 'pglite-create', [creating], {
     timeoutMs: CREATE_TIMEOUT_MS,
   });
   let said: unknown;
@@ -138,8 +144,14 @@ async function createApart(pgdata: string): Promise<void> {
   } finally {
     if (child.exitCode === null && child.signalCode === null) await once(child, 'exit');
   }
-  if (said !== 'created') {
-    throw new Error(`could not create the embedded store in ${pgdata}: ${String(said)}`);
+  try {
+    if (said !== 'created') throw new Error(String(said));
+    renameSync(creating, pgdata);
+  } catch (error) {
+    rmSync(creating, { recursive: true, force: true });
+    throw new Error(
+      `could not create the embedded store in ${pgdata}: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

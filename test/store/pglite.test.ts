@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -23,6 +23,20 @@ describe('a fresh embedded store folder', () => {
       await db.close();
     }
     expect(existsSync(join(dir, 'payops.lock'))).toBe(false);
+  }, 60_000);
+
+  it('is created anew after a creation cut short, whose leftovers are removed', async () => {
+    const dir = freshDir();
+    // What a creation killed half-way leaves: a folder under its working name.
+    mkdirSync(join(dir, 'pgdata.creating'));
+    writeFileSync(join(dir, 'pgdata.creating', 'half-written'), 'x');
+    const db = await openPglite(dir);
+    try {
+      expect(await db.query('select version from schema_migrations')).toHaveLength(3);
+      expect(existsSync(join(dir, 'pgdata.creating'))).toBe(false);
+    } finally {
+      await db.close();
+    }
   }, 60_000);
 
   it('that cannot be created fails with the folder named, and releases its lock', async () => {

@@ -23,6 +23,7 @@ import {
 } from '../blocks/request-modal.ts';
 import { ACTION, VIEW } from '../interaction-ids.ts';
 import type { ApprovalMessages } from './approval-messages.ts';
+import { answerPrivately } from './private-answer.ts';
 import type { ListenerRegistry } from './registry.ts';
 
 /** How long a provider call runs before its approval message says it is being sent. */
@@ -315,11 +316,8 @@ function deniedMessage(result: Denied, accessAdmin: string): SlackMessage {
 }
 
 /** An ephemeral note to the person who clicked; the approval message itself is not touched. */
-async function tell(logger: Logger, respond: RespondFn, text: string): Promise<void> {
-  await respond({ response_type: 'ephemeral', replace_original: false, text }).catch((error) =>
-    // Nothing else to do for it, but a person was left without an answer: say so.
-    logger.warn({ err: error }, 'could not answer a click through its response_url'),
-  );
+function tell(logger: Logger, respond: RespondFn, text: string): Promise<void> {
+  return answerPrivately(respond, { text }, logger);
 }
 
 async function approve(

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RespondFn, SlashCommand } from '@slack/bolt';
+import type { SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { AccessControl, RoleMembers } from '../../app/access.ts';
 import { APPROVER_HELP, readCommandHelp, writeCommandHelp } from '../../app/help.ts';
@@ -22,6 +22,7 @@ import {
 import { renderAllBalances, renderRead } from '../blocks/read-result.ts';
 import { ADMIN_WORDS, answerAdminCommand, isAdminWord } from './admin-commands.ts';
 import { type ApprovalDeps, answerWriteCommand } from './approvals.ts';
+import { answerPrivately } from './private-answer.ts';
 import type { ListenerRegistry } from './registry.ts';
 
 export interface CommandDeps {
@@ -56,7 +57,7 @@ export function registerCommands(app: ListenerRegistry, deps: CommandDeps): void
       logger.error({ err: error, reference }, 'command failed inside payops');
       answer = renderInternalError(reference);
     }
-    if (answer) await send(respond, answer, logger);
+    if (answer) await answerPrivately(respond, answer, logger);
   });
 }
 
@@ -133,19 +134,6 @@ function renderFailure(
   return outcome.kind === 'missing-scopes'
     ? renderMissingScopes(OPERATIONS[outcome.operationId].summary, outcome.missing)
     : renderPaymentsError(outcome.error);
-}
-
-async function send(respond: RespondFn, answer: Answer, logger: Logger): Promise<void> {
-  try {
-    await respond({
-      response_type: 'ephemeral',
-      replace_original: false,
-      ...answer,
-    } as Parameters<RespondFn>[0]);
-  } catch (error) {
-    // An expired or exhausted response_url: nothing more can reach this user for this command.
-    logger.warn({ err: error }, 'could not answer through response_url');
-  }
 }
 
 /** The first word, lower-cased, and the text after it. */

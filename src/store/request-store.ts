@@ -98,7 +98,8 @@ const SELECT_REQUEST_AND_FREEZE = `
  * (the one its rules were checked against) and, for a claim, payments are not frozen. For a
  * claim the kill switch is share-locked until commit (a locking read sees the latest freeze),
  * so no freeze lands between this check and the claim; a request changed meanwhile writes
- * nothing (no row in `bumped`) and the caller reads it again. The claim's audit row reads the approval's, so it comes after it in the log.
+ * nothing (no row in `bumped`) and the caller reads it again. The claim's audit row reads the
+ * approval's, so it comes after it in the log.
  */
 const APPROVE_AND_CLAIM = `
   with kill_switch as (

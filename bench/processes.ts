@@ -14,6 +14,8 @@ const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 /** A first PGlite initialisation alone takes about 3 s. */
 const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
+/** A process started with `--cpu-prof` writes its profiles as it exits: tens of MB, seconds. */
+const PROFILED_STOP_GRACE_MS = 60_000;
 
 export interface ChildAppOptions {
   name: string;
@@ -30,6 +32,7 @@ export class ChildApp {
   readonly eventsUrl: string;
   readonly #child: ChildProcess;
   readonly #exited: Promise<unknown>;
+  readonly #stopGraceMs: number;
   #exitCode: number | null | undefined;
 
   private constructor(
@@ -38,6 +41,9 @@ export class ChildApp {
     options: ChildAppOptions,
   ) {
     this.eventsUrl = `http://127.0.0.1:${port}/slack/events`;
+    this.#stopGraceMs = options.nodeOptions?.includes('--cpu-prof')
+      ? PROFILED_STOP_GRACE_MS
+      : STOP_GRACE_MS;
     const log = openSync(options.logFile, 'w');
     this.#child = spawn(
       process.execPath,
@@ -90,7 +96,7 @@ export class ChildApp {
   async stop(): Promise<void> {
     if (this.#exitCode !== undefined) return;
     this.#child.kill('SIGTERM');
-    const timer = setTimeout(() => this.#child.kill('SIGKILL'), STOP_GRACE_MS);
+    const timer = setTimeout(() => this.#child.kill('SIGKILL'), this.#stopGraceMs);
     await this.#exited;
     clearTimeout(timer);
   }

@@ -13,9 +13,14 @@ import { ProviderBusyError } from './payments/errors.ts';
 import { SlackEngine } from './slack/app.ts';
 import { boltLogger } from './slack/bolt-logger.ts';
 import { type BotIdentity, resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
-import type { EngineLink, ForwardedEvent, Readiness } from './slack/ingress.ts';
+import {
+  type EngineLink,
+  type ForwardedEvent,
+  type Readiness,
+  WEB_API_RETRIES,
+} from './slack/ingress.ts';
 import { ApprovalMessages } from './slack/listeners/approval-messages.ts';
-import { createSlackFetch, DEFAULT_WEB_API_URL } from './slack/slack-fetch.ts';
+import { createSlackHttp } from './slack/slack-http.ts';
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { openPglite } from './store/pglite.ts';
@@ -75,11 +80,11 @@ export async function startEngine(
     throw error;
   }
 
-  const slackHttp = createSlackFetch({ webApiUrl: config.slack.apiUrl ?? DEFAULT_WEB_API_URL });
+  const slackHttp = createSlackHttp();
   const web = new WebClient(config.slack.botToken, {
     ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
     fetch: slackHttp.fetch,
-    retryConfig: { retries: 2 },
+    retryConfig: WEB_API_RETRIES,
     // Through pino, so its debug lines (request bodies, headers) get the same redaction.
     logger: boltLogger(logger),
   });
@@ -107,7 +112,7 @@ export async function startEngine(
   const messages = new ApprovalMessages(web, workflow, config.approvals.channelId, logger);
   const slack = new SlackEngine(
     { slack: config.slack, logger, identity, access, reads, workflow, messages },
-    { fetch: slackHttp.fetch },
+    { client: web, respondTo: slackHttp.respondTo },
   );
 
   let providerProbe: { at: number; ok: boolean } | undefined;

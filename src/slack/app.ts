@@ -1,19 +1,18 @@
-import { App, LogLevel } from '@slack/bolt';
+import type { WebClient } from '@slack/web-api';
 import type { AccessControl } from '../app/access.ts';
 import type { ApprovalWorkflow } from '../app/approvals.ts';
 import type { ReadService } from '../app/reads.ts';
 import type { SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
-import { boltLogger } from './bolt-logger.ts';
 import type { BotIdentity } from './directory.ts';
 import type { ForwardedEvent } from './ingress.ts';
-import { WEB_API_RETRIES } from './ingress.ts';
 import { registerAppHome } from './listeners/app-home.ts';
 import type { ApprovalMessages } from './listeners/approval-messages.ts';
 import { registerApprovals } from './listeners/approvals.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
-import type { ListenerRegistry } from './listeners/registry.ts';
+import { type ListenerRegistry, ListenerRouter } from './listeners/registry.ts';
+import type { SlackHttp } from './slack-http.ts';
 
 export interface SlackAppDeps {
   slack: SlackConfig;
@@ -25,45 +24,20 @@ export interface SlackAppDeps {
   messages: ApprovalMessages;
 }
 
-/** Bolt wants a receiver; the ingress is the real one, so this one only holds the place. */
-const FORWARDED_ONLY = {
-  init: () => {},
-  start: async () => {},
-  stop: async () => {},
-};
-
 /**
- * payops's listeners in a Bolt app that receives nothing itself: the ingress hands it requests
- * it has verified (and, but for modal submissions, acknowledged). Listeners keep Bolt's
- * `ack`, `respond` and `client` as if the request had come straight from Slack.
+ * payops's listeners, given the requests the ingress has verified (and, but for modal
+ * submissions, acknowledged). A listener's `ack` resolves what the ingress acknowledges with;
+ * `respond` answers on the request's response_url; `client` is the engine's WebClient.
  */
 export class SlackEngine {
-  readonly #app: App;
+  readonly #router: ListenerRouter;
   readonly #logger: Logger;
   readonly #inFlight = new Set<Promise<void>>();
 
-  /** `fetch`: how Bolt's `respond` and its WebClients reach Slack. */
-  constructor(deps: SlackAppDeps, transport: { fetch: typeof fetch }) {
-    const { slack, identity } = deps;
+  constructor(deps: SlackAppDeps, slack: { client: WebClient; respondTo: SlackHttp['respondTo'] }) {
     this.#logger = deps.logger;
-    this.#app = new App({
-      token: slack.botToken,
-      botId: identity.botId,
-      botUserId: identity.botUserId,
-      receiver: FORWARDED_ONLY,
-      logger: boltLogger(deps.logger),
-      logLevel: LogLevel.DEBUG,
-      convoStore: false,
-      clientOptions: {
-        ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
-        retryConfig: WEB_API_RETRIES,
-        fetch: transport.fetch,
-      },
-    });
-    this.#app.error(async (error) => {
-      this.#logger.error({ err: error }, 'a Slack listener failed');
-    });
-    registerListeners(this.#app, deps);
+    this.#router = new ListenerRouter({ ...slack, botUserId: deps.identity.botUserId });
+    registerListeners(this.#router, deps);
   }
 
   /**
@@ -75,14 +49,9 @@ export class SlackEngine {
     const answer = new Promise<unknown>((resolve) => {
       answered = resolve;
     });
-    const done: Promise<void> = this.#app
-      .processEvent({
-        body: event.body,
-        ...(event.retryNum === undefined ? {} : { retryNum: event.retryNum }),
-        ...(event.retryReason === undefined ? {} : { retryReason: event.retryReason }),
-        ack: async (response?: unknown) => answered(response),
-      })
-      .catch((error: unknown) => this.#logger.error({ err: error }, 'a Slack request failed'))
+    const done: Promise<void> = this.#router
+      .dispatch(event.body, async (response?: unknown) => answered(response))
+      .catch((error: unknown) => this.#logger.error({ err: error }, 'a Slack listener failed'))
       .finally(() => {
         // A listener that never acknowledged: its request is answered empty.
         answered(undefined);

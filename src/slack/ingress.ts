@@ -12,11 +12,9 @@ import type { BotIdentity } from './directory.ts';
  * except a modal submission, whose acknowledgement carries the engine's answer (field errors).
  */
 
-/** A verified Slack request, as the engine's Bolt app takes it. */
+/** A verified Slack request, as the engine's listeners take it. */
 export interface ForwardedEvent {
   body: Record<string, unknown>;
-  retryNum: number | undefined;
-  retryReason: string | undefined;
 }
 
 export interface Readiness {
@@ -86,13 +84,9 @@ export function createIngressApp(deps: IngressDeps): App {
   });
   // One global middleware and no listeners: every request goes to the engine, which has them all.
   app.use(async (args) => {
-    const { body, context } = args;
+    const { body } = args;
     const ack = (args as { ack?: AckFn<unknown> }).ack;
-    const event: ForwardedEvent = {
-      body: body as unknown as Record<string, unknown>,
-      retryNum: context.retryNum,
-      retryReason: context.retryReason,
-    };
+    const event: ForwardedEvent = { body: body as unknown as Record<string, unknown> };
     if (ack && body.type === 'view_submission') {
       // A form's answer comes from the engine inside the ack: never shed, a person waits on it.
       await ack(await engine.answerForAck(event));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { BlockAction, ButtonAction, RespondFn, ViewSubmitAction } from '@slack/bolt';
+import type { BlockAction, ButtonAction } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow, Denied } from '../../app/approvals.ts';
 import type { ReadService } from '../../app/reads.ts';
@@ -22,6 +22,7 @@ import {
   readModalValues,
 } from '../blocks/request-modal.ts';
 import { ACTION, VIEW } from '../interaction-ids.ts';
+import type { Respond } from '../slack-http.ts';
 import type { ApprovalMessages } from './approval-messages.ts';
 import { answerPrivately } from './private-answer.ts';
 import type { ListenerRegistry } from './registry.ts';
@@ -42,36 +43,33 @@ export interface ApprovalDeps {
  * the workflow's, taken at the moment of the click; Slack shows what the store now says.
  */
 export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): void {
-  app.action<BlockAction<ButtonAction>>(ACTION.approve, async ({ ack, body, action, respond }) => {
+  app.action(ACTION.approve, async ({ ack, body, action, respond }) => {
     await ack();
     await guarded(deps, respond, () => approve(deps, body, action, respond));
   });
 
-  app.action<BlockAction<ButtonAction>>(
-    ACTION.reject,
-    async ({ ack, body, action, client, respond }) => {
-      await ack();
-      await guarded(deps, respond, async () => {
-        const id = requestIdOf(action.value);
-        if (id === undefined)
-          return tell(deps.logger, respond, 'That button does not name a request.');
-        const decision = await deps.workflow.canApprove(body.user.id);
-        if (!decision.allowed) {
-          return tell(
-            deps.logger,
-            respond,
-            deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin),
-          );
-        }
-        // The click's origin travels with the form; the workflow checks it when the reason comes.
-        const view = buildRejectReasonModal(id);
-        view.private_metadata = JSON.stringify({ id, ...originOf(body) });
-        await client.views.open({ trigger_id: body.trigger_id, view });
-      });
-    },
-  );
+  app.action(ACTION.reject, async ({ ack, body, action, client, respond }) => {
+    await ack();
+    await guarded(deps, respond, async () => {
+      const id = requestIdOf(action.value);
+      if (id === undefined)
+        return tell(deps.logger, respond, 'That button does not name a request.');
+      const decision = await deps.workflow.canApprove(body.user.id);
+      if (!decision.allowed) {
+        return tell(
+          deps.logger,
+          respond,
+          deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin),
+        );
+      }
+      // The click's origin travels with the form; the workflow checks it when the reason comes.
+      const view = buildRejectReasonModal(id);
+      view.private_metadata = JSON.stringify({ id, ...originOf(body) });
+      await client.views.open({ trigger_id: body.trigger_id, view });
+    });
+  });
 
-  app.action<BlockAction<ButtonAction>>(ACTION.cancel, async ({ ack, body, action, respond }) => {
+  app.action(ACTION.cancel, async ({ ack, body, action, respond }) => {
     await ack();
     await guarded(deps, respond, async () => {
       const id = requestIdOf(action.value);
@@ -90,7 +88,7 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
     });
   });
 
-  app.view<ViewSubmitAction>(VIEW.rejectReason, async ({ ack, view, body }) => {
+  app.view(VIEW.rejectReason, async ({ ack, view, body }) => {
     const errors = (reason: string) => ack({ response_action: 'errors', errors: { reason } });
     const form = rejectFormOf(view.private_metadata);
     const reason = (view.state.values.reason?.reason?.value ?? '').trim();
@@ -116,7 +114,7 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
     await deps.messages.refresh(result.request);
   });
 
-  app.view<ViewSubmitAction>(VIEW.request, async ({ ack, view, body, client }) => {
+  app.view(VIEW.request, async ({ ack, view, body, client }) => {
     const metadata = parseModalMetadata(view.private_metadata);
     if (!metadata) return ack({ response_action: 'errors', errors: {} });
     const validated = validateWriteFields(
@@ -316,7 +314,7 @@ function deniedMessage(result: Denied, accessAdmin: string): SlackMessage {
 }
 
 /** An ephemeral note to the person who clicked; the approval message itself is not touched. */
-function tell(logger: Logger, respond: RespondFn, text: string): Promise<void> {
+function tell(logger: Logger, respond: Respond, text: string): Promise<void> {
   return answerPrivately(respond, { text }, logger);
 }
 
@@ -324,7 +322,7 @@ async function approve(
   deps: ApprovalDeps,
   body: BlockAction<ButtonAction>,
   action: ButtonAction,
-  respond: RespondFn,
+  respond: Respond,
 ): Promise<void> {
   const id = requestIdOf(action.value);
   if (id === undefined) return tell(deps.logger, respond, 'That button does not name a request.');
@@ -374,7 +372,7 @@ async function approve(
  */
 async function guarded(
   deps: ApprovalDeps,
-  respond: RespondFn,
+  respond: Respond,
   work: () => Promise<void>,
 ): Promise<void> {
   try {

@@ -1,5 +1,5 @@
-import type { RespondFn } from '@slack/bolt';
 import type { Logger } from '../../logger.ts';
+import type { Respond } from '../slack-http.ts';
 
 /**
  * An ephemeral answer to the person who typed the command or clicked, through the request's
@@ -8,16 +8,12 @@ import type { Logger } from '../../logger.ts';
  * for this request.
  */
 export async function answerPrivately(
-  respond: RespondFn,
+  respond: Respond,
   answer: { text: string; blocks?: unknown[] },
   logger: Logger,
 ): Promise<void> {
   try {
-    await respond({
-      response_type: 'ephemeral',
-      replace_original: false,
-      ...answer,
-    } as Parameters<RespondFn>[0]);
+    await respond({ response_type: 'ephemeral', replace_original: false, ...answer });
   } catch (error) {
     logger.warn({ err: error }, 'could not answer through response_url');
   }

@@ -148,10 +148,11 @@ function literalCount(route: Route): number {
 type Resolution = { id: OperationId; params: Record<string, string> } | { error: SandboxError };
 
 function resolveRoute(method: string, path: string): Resolution {
-  const notFound = {
+  // Built only when needed: an Error captures a stack, and nearly every request has a route.
+  const notFound = () => ({
     error: new SandboxError(404, 'ROUTE_NOT_FOUND', `No route ${method} ${path}`),
-  };
-  if (!path.startsWith(`${API_PREFIX}/`)) return notFound;
+  });
+  if (!path.startsWith(`${API_PREFIX}/`)) return notFound();
   const parts = path.slice(API_PREFIX.length + 1).split('/');
   const matches = ROUTES.flatMap((route) => {
     const params = matchSegments(route, parts);
@@ -159,7 +160,7 @@ function resolveRoute(method: string, path: string): Resolution {
   });
   const match = matches.find(({ route }) => route.method === method);
   if (match) return { id: match.route.id, params: match.params };
-  if (matches.length === 0) return notFound;
+  if (matches.length === 0) return notFound();
   const allowed = [...new Set(matches.map(({ route }) => route.method))].join(', ');
   return {
     error: new SandboxError(405, 'METHOD_NOT_ALLOWED', `${path} accepts ${allowed}`, {

@@ -245,7 +245,7 @@ export class PaymentsClient {
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<() => void> {
-    // A free slot needs no deadline: timer-backed signals are costly, and most calls never wait.
+    // A free slot needs no deadline: most calls never wait.
     const free = signal?.aborted ? undefined : this.#inFlight.tryAcquire();
     if (free) return free;
     // A read that would not get a slot before its deadline, at the provider's recent pace, is
@@ -259,11 +259,8 @@ export class PaymentsClient {
         { operationId },
       );
     }
-    const queueDeadline = AbortSignal.timeout(timeoutMs);
     try {
-      return await this.#inFlight.acquire(
-        signal ? AbortSignal.any([signal, queueDeadline]) : queueDeadline,
-      );
+      return await this.#inFlight.acquire({ signal, timeoutMs });
     } catch (cause) {
       const details = { operationId, cause };
       const waited = `${operationId} waited ${timeoutMs} ms for a connection`;

@@ -7,6 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Scope } from '../domain/operations.ts';
+import { randomHex } from './random-hex.ts';
 
 export interface SandboxKey {
   customerId: string;
@@ -191,7 +192,7 @@ export interface SandboxState {
 }
 
 export function newId(prefix: string): string {
-  return `${prefix}_${randomBytes(8).toString('hex')}`;
+  return `${prefix}_${randomHex(8)}`;
 }
 
 const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from './random-hex.ts';
 
 /**
  * The state behind the Slack emulation: one workspace with its users, groups, channel
@@ -267,7 +267,7 @@ function sequence(prefix: string): () => string {
   };
 }
 
-const newHash = (): string => randomBytes(8).toString('hex');
+const newHash = (): string => randomHex(8);
 
 /** A user's app DM: D + the user id without its U, so it is stable and readable in tests. */
 export function dmChannelFor(userId: string): string {
@@ -382,14 +382,14 @@ export class SlackWorkspace {
   /** `viewId`: the modal the interaction happened in, for views.push. */
   issueTriggerId(viewId?: string): string {
     const now = this.options.now();
-    const secret = randomBytes(16).toString('hex');
+    const secret = randomHex(16);
     const id = `${Math.floor(now / 1000)}.${this.options.teamId}.${secret}`;
     this.triggers.set(id, { issuedAt: now, viewId, used: false });
     return id;
   }
 
   issueResponseUrl(context: ResponseUrlContext): { id: string; url: string } {
-    const id = randomBytes(12).toString('hex');
+    const id = randomHex(12);
     this.responseUrls.set(id, {
       ...context,
       issuedAt: this.options.now(),

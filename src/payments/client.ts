@@ -76,6 +76,8 @@ const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_CAP_MS = 2_000;
+/** A call that waited for a connection is sent only with at least this share of its deadline left. */
+const MIN_SEND_SHARE = 0.1;
 
 class DeadlineExceeded extends Error {}
 
@@ -259,15 +261,27 @@ export class PaymentsClient {
         { operationId },
       );
     }
-    try {
-      return await this.#inFlight.acquire({ signal, timeoutMs });
-    } catch (cause) {
+    const queuedAt = performance.now();
+    const notSent = (cause?: unknown) => {
       const details = { operationId, cause };
-      const waited = `${operationId} waited ${timeoutMs} ms for a connection`;
-      throw isWrite
+      const waited = `${operationId} waited ${Math.round(performance.now() - queuedAt)} ms for a connection`;
+      return isWrite
         ? new NetworkError(`${waited}; the write was not sent`, details)
         : new TimeoutError(`${waited}; not sent`, details);
+    };
+    let release: () => void;
+    try {
+      release = await this.#inFlight.acquire({ signal, timeoutMs });
+    } catch (cause) {
+      throw notSent(cause);
     }
+    // A slot freed with almost none of the deadline left is given back: sent now, the call
+    // would time out in flight, and a write's outcome would be unknown for nothing.
+    if (performance.now() - queuedAt > timeoutMs * (1 - MIN_SEND_SHARE)) {
+      release();
+      throw notSent();
+    }
+    return release;
   }
 
   #httpError(

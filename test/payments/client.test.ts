@@ -391,6 +391,29 @@ describe('a read waiting for a connection', () => {
   });
 });
 
+describe('a call granted a connection late', () => {
+  it('is not sent when less than a tenth of its deadline is left', async () => {
+    // The write holds the only connection until its own deadline, 290 ms; the read, queued
+    // behind it with 300 ms, would get the connection with about 10 ms left.
+    const busy = clientFor(sandbox.url, {
+      maxInFlight: 1,
+      writeTimeoutMs: 290,
+      readTimeoutMs: 300,
+      readRetries: 0,
+    });
+    sandbox.addFault({ kind: 'hang', operationId: 'createPayout' });
+    const holding = busy.call('createPayout', EXAMPLE_CALLS.createPayout).catch((e) => e);
+    const before = callsOf('listDeposits').length;
+    const error = await busy.call('listDeposits').catch((e) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(error.message).toMatch(/not sent/);
+    expect(callsOf('listDeposits').length).toBe(before);
+    sandbox.clearFaults();
+    await holding;
+    await busy.close().catch(() => undefined);
+  });
+});
+
 describe('reads piling up behind a slow provider', () => {
   it('are refused at once when, at its recent pace, they would not get a slot before their deadline', async () => {
     const busy = clientFor(sandbox.url, { maxInFlight: 1, readTimeoutMs: 1_000, readRetries: 0 });

@@ -58,9 +58,9 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
   full: {
     rates: [100, 500],
     connections: [1, 10, 100],
-    rateRunMs: 1_000,
+    rateRunMs: 2_000,
     saturateRunMs: 500,
-    ackSlices: 3,
+    ackSlices: 4,
     saturateCap: 6_000,
     fullCycleConnections: [10, 100],
     fullCycleMs: 3_000,
@@ -231,8 +231,11 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
     const idleMb = await idleRss(payops, ctx.plan);
     const peak = new PeakRss([payops]);
     // Where memory grows: each step's progress line says the peak so far.
+    // And the bench's own heap: the sandbox and the emulation keep what they were sent.
     const measured = (what: string) =>
-      step(`${what} (payops RSS peak so far ${peak.peakMb(payops).toFixed(0)} MB)`);
+      step(
+        `${what} (payops RSS peak so far ${peak.peakMb(payops).toFixed(0)} MB; bench heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB)`,
+      );
     // A request decided before any load: Approve clicks on it are refused, which keeps click
     // runs on the acknowledgement path (and the provider out of them).
     const decided = (await createRequests(ctx, payops, 1)).cards[0] as Card;

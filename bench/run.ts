@@ -249,6 +249,7 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
       await ackRun(ctx, payops, request, warmUp, { decided, settle: true });
       await ackRun(ctx, bare, request, warmUp, { decided, settle: false });
     }
+    ctx.arrivals.forgetSeen();
 
     measured('ack latency, provider 0 ms');
     const ack = await ackMatrix(setup, payops, decided, 0);
@@ -257,6 +258,7 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
     for (const connections of ctx.plan.fullCycleConnections) {
       fullCycles.push(await fullCycle(ctx, payops, connections));
     }
+    ctx.arrivals.forgetSeen();
     measured('approvals');
     const sequential = ctx.plan.sequentialApprovals;
     const created = await createRequests(ctx, payops, sequential + ctx.plan.bulkApprovals);
@@ -323,6 +325,7 @@ async function ackMatrix(
         payops: ackStats(runs.get(payops) ?? []),
         bare: ackStats(runs.get(setup.bare) ?? []),
       });
+      setup.ctx.arrivals.forgetSeen();
     }
   }
   return rows;

@@ -377,6 +377,30 @@ export class SlackWorkspace {
     return view && structuredClone(view);
   }
 
+  /**
+   * Drops what a long run has used up: ephemeral messages, response_urls already posted to (a
+   * later post to one is refused as unknown) and trigger_ids used or past their life.
+   */
+  forgetUsedUp(): void {
+    for (const [channelId, messages] of this.channelMessages) {
+      const kept = messages.filter((message) => message.ephemeralTo === undefined);
+      if (kept.length === messages.length) continue;
+      for (const message of messages) {
+        if (message.ephemeralTo !== undefined)
+          this.messageIndex.delete(`${channelId}/${message.ts}`);
+      }
+      this.channelMessages.set(channelId, kept);
+    }
+    for (const [id, state] of this.responseUrls) {
+      if (state.posts > 0) this.responseUrls.delete(id);
+    }
+    const now = this.options.now();
+    for (const [id, trigger] of this.triggers) {
+      if (trigger.used || now - trigger.issuedAt > this.options.triggerTtlMs)
+        this.triggers.delete(id);
+    }
+  }
+
   // ---- what the signed-request driver hands out ----
 
   /** `viewId`: the modal the interaction happened in, for views.push. */

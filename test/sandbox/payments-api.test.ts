@@ -678,3 +678,21 @@ describe('faults', () => {
     expect(await outcome).toBe('dropped');
   });
 });
+
+describe("a long run's records", () => {
+  it('forgetRequests empties the record; later requests are recorded as before', async () => {
+    const sandbox = await startPaymentsSandbox();
+    try {
+      await call(sandbox, 'listWallets');
+      expect(sandbox.requests).toHaveLength(1);
+
+      sandbox.forgetRequests();
+      expect(sandbox.requests).toHaveLength(0);
+
+      await call(sandbox, 'getWalletBalance', { params: { walletId: WALLET } });
+      expect(sandbox.requests.map((request) => request.operationId)).toEqual(['getWalletBalance']);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});

@@ -528,3 +528,44 @@ describe('response_url', () => {
     });
   });
 });
+
+describe("a long run's history", () => {
+  it('forgetHistory drops records, ephemeral answers and used-up URLs; the channel stays', async () => {
+    const own = await startSlackEmulation();
+    try {
+      const postJson = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+      const posted = await postJson(
+        `${own.apiUrl}chat.postMessage`,
+        { channel: CHANNEL, text: 'a card' },
+        { Authorization: `Bearer ${own.config.botToken}` },
+      );
+      const { ts } = (await posted.json()) as { ts: string };
+      const answered = own.issueResponseUrl({ channelId: CHANNEL, userId: 'U0ALICE' });
+      const unanswered = own.issueResponseUrl({ channelId: CHANNEL, userId: 'U0ALICE' });
+      expect((await postJson(answered.url, { text: 'your balance' })).status).toBe(200);
+      expect(own.calls).toHaveLength(1);
+      expect(own.responses).toHaveLength(1);
+      expect(own.channel(CHANNEL).ephemeral).toHaveLength(1);
+
+      own.forgetHistory();
+
+      expect(own.calls).toHaveLength(0);
+      expect(own.responses).toHaveLength(0);
+      expect(own.channel(CHANNEL)).toMatchObject({
+        messages: [{ ts, text: 'a card' }],
+        ephemeral: [],
+      });
+      const again = await postJson(answered.url, { text: 'once more' });
+      expect([again.status, await again.text()]).toEqual([404, 'no_service']);
+      expect((await postJson(unanswered.url, { text: 'late answer' })).status).toBe(200);
+      expect(own.responses.map((post) => post.id)).toEqual([answered.id, unanswered.id]);
+    } finally {
+      await own.close();
+    }
+  });
+});

@@ -67,7 +67,10 @@ export interface ResponseUrlPost {
   /** The JSON body, or the raw text where it was not JSON. */
   readonly body: unknown;
   readonly at: number;
-  /** 200, or 404 for unknown, expired or used-up URLs (Slack's limit is five posts). */
+  /**
+   * 200, or 404 for unknown, expired or used-up URLs (Slack's limit is five posts; after
+   * `forgetHistory`, an answered URL is unknown).
+   */
   readonly status: number;
 }
 

@@ -689,7 +689,10 @@ describe("a long run's records", () => {
       sandbox.forgetRequests();
       expect(sandbox.requests).toHaveLength(0);
 
-      await call(sandbox, 'getWalletBalance', { params: { walletId: WALLET } });
+      const balance = await call(sandbox, 'getWalletBalance', {
+        params: { walletId: WALLET.ethereumOps },
+      });
+      expect(balance.status).toBe(200);
       expect(sandbox.requests.map((request) => request.operationId)).toEqual(['getWalletBalance']);
     } finally {
       await sandbox.close();

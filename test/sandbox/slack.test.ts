@@ -545,12 +545,24 @@ describe("a long run's history", () => {
         { Authorization: `Bearer ${own.config.botToken}` },
       );
       const { ts } = (await posted.json()) as { ts: string };
+      const openModal = async (triggerId: string) => {
+        const opened = await postJson(
+          `${own.apiUrl}views.open`,
+          { trigger_id: triggerId, view: transferModal },
+          { Authorization: `Bearer ${own.config.botToken}` },
+        );
+        return ((await opened.json()) as { ok: boolean; error?: string }).error ?? 'ok';
+      };
+      const usedTrigger = own.issueTriggerId();
+      const freshTrigger = own.issueTriggerId();
+      expect(await openModal(usedTrigger)).toBe('ok');
       const answered = own.issueResponseUrl({ channelId: CHANNEL, userId: 'U0ALICE' });
       const unanswered = own.issueResponseUrl({ channelId: CHANNEL, userId: 'U0ALICE' });
       expect((await postJson(answered.url, { text: 'your balance' })).status).toBe(200);
-      expect(own.calls).toHaveLength(1);
+      expect(own.calls).toHaveLength(2);
       expect(own.responses).toHaveLength(1);
-      expect(own.channel(CHANNEL).ephemeral).toHaveLength(1);
+      const ephemeralTs = own.channel(CHANNEL).ephemeral[0]?.ts ?? '';
+      expect(own.message(CHANNEL, ephemeralTs)).toBeDefined();
 
       own.forgetHistory();
 
@@ -560,10 +572,14 @@ describe("a long run's history", () => {
         messages: [{ ts, text: 'a card' }],
         ephemeral: [],
       });
+      expect(own.message(CHANNEL, ephemeralTs)).toBeUndefined();
+      expect(own.message(CHANNEL, ts)).toBeDefined();
       const again = await postJson(answered.url, { text: 'once more' });
       expect([again.status, await again.text()]).toEqual([404, 'no_service']);
       expect((await postJson(unanswered.url, { text: 'late answer' })).status).toBe(200);
       expect(own.responses.map((post) => post.id)).toEqual([answered.id, unanswered.id]);
+      expect(await openModal(usedTrigger)).toBe('invalid_trigger_id');
+      expect(await openModal(freshTrigger)).toBe('ok');
     } finally {
       await own.close();
     }

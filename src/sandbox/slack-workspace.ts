@@ -259,6 +259,11 @@ function validateView(value: unknown, expectedType: string): JsonObject {
   return value;
 }
 
+/** A message's key in the index: its channel and ts. */
+function messageKey(channelId: string, ts: string): string {
+  return `${channelId}/${ts}`;
+}
+
 function sequence(prefix: string): () => string {
   let next = 0;
   return () => {
@@ -383,11 +388,10 @@ export class SlackWorkspace {
    */
   forgetUsedUp(): void {
     for (const [channelId, messages] of this.channelMessages) {
-      const kept = messages.filter((message) => message.ephemeralTo === undefined);
-      if (kept.length === messages.length) continue;
+      const kept: SlackMessage[] = [];
       for (const message of messages) {
-        if (message.ephemeralTo !== undefined)
-          this.messageIndex.delete(`${channelId}/${message.ts}`);
+        if (message.ephemeralTo === undefined) kept.push(message);
+        else this.messageIndex.delete(messageKey(channelId, message.ts));
       }
       this.channelMessages.set(channelId, kept);
     }
@@ -807,16 +811,16 @@ export class SlackWorkspace {
     const list = this.channelMessages.get(message.channel) ?? [];
     list.push(message);
     this.channelMessages.set(message.channel, list);
-    this.messageIndex.set(`${message.channel}/${message.ts}`, message);
+    this.messageIndex.set(messageKey(message.channel, message.ts), message);
     return message;
   }
 
   private findMessage(channelId: string, ts: string): SlackMessage | undefined {
-    return this.messageIndex.get(`${channelId}/${ts}`);
+    return this.messageIndex.get(messageKey(channelId, ts));
   }
 
   private removeMessage(message: SlackMessage): void {
-    this.messageIndex.delete(`${message.channel}/${message.ts}`);
+    this.messageIndex.delete(messageKey(message.channel, message.ts));
     const list = this.channelMessages.get(message.channel) ?? [];
     this.channelMessages.set(
       message.channel,

@@ -1,6 +1,5 @@
 import { type Config, ConfigError, loadConfig, secretsOf } from './config.ts';
 import { type RunningBot, startThreadedBot } from './engine-thread.ts';
-import { lowerOtherThreadsPriority } from './lib/thread-priority.ts';
 import { createLogger } from './logger.ts';
 
 /** `npm start`: load the configuration, start the bot, stop cleanly on SIGTERM/SIGINT. */
@@ -24,8 +23,6 @@ async function main(): Promise<void> {
     process.exitCode = 1;
     return;
   }
-  // Acknowledgements first: the engine and V8's helper threads yield the CPU to this thread.
-  logger.debug({ threads: lowerOtherThreadsPriority() }, 'background threads deprioritised');
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;

@@ -1,13 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
-import { getPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/domain/operations.ts';
-import { BACKGROUND_NICE_OFFSET } from '../../src/lib/thread-priority.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
 import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
@@ -122,31 +119,6 @@ describe('payops with its engine in a worker thread', () => {
       squatter.close();
     }
   });
-
-  it.skipIf(process.platform !== 'linux')(
-    'runs every thread but the ingress at a lower CPU priority, so acknowledgements go first',
-    { timeout: 30_000 },
-    async () => {
-      const payops = await startPayops('priority', payopsEnvironment(sandbox, slack, {}));
-      const pid = payops.pid as number;
-      const threads = readdirSync(`/proc/${pid}/task`).map(Number);
-      const others = threads.filter((thread) => thread !== pid);
-      // The engine thread and V8's and libuv's helpers: several, whatever their exact number.
-      expect(others.length).toBeGreaterThan(3);
-      const ingressNice = getPriority(pid);
-      expect(ingressNice).toBe(getPriority());
-      const expected = Math.min(19, ingressNice + BACKGROUND_NICE_OFFSET);
-      expect(others.map((thread) => getPriority(thread))).toEqual(others.map(() => expected));
-      // And it still answers, the engine's work included.
-      const sent = await slack.driver(payops.eventsUrl).slashCommand({
-        text: 'balance wal_acme_eth_ops',
-        userId: 'U0DAVE',
-        channelId: 'C0PAYOPS',
-      });
-      const answer = await slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
-      expect(JSON.stringify(answer.body)).toContain('wal_acme_eth_ops');
-    },
-  );
 
   it('answers /readyz with the engine’s checks', { timeout: 30_000 }, async () => {
     const payops = await startPayops('ready', payopsEnvironment(sandbox, slack, {}));

@@ -286,11 +286,11 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
 /**
  * Both apps, each request: saturated for `warmUpMs`, then 100/s over 1 connection for
  * `settlingWarmUpMs`. The second part is for V8: code optimised under saturation meets other
- * types and timer states at a low rate, and is deoptimised and compiled again. Measured on payops after
- * the saturated part alone, at 100/s over 1 connection: 37, 22, 12, 10, 9 and 3 functions
- * compiled in each 10 s that followed, and 28, 13, 9, 8, 8 and 3 acks of 1,000 over 1 ms (p99
- * 2.08 ms in the first 10 s, 0.76 ms in the sixth). The first cell measured fell in that
- * stretch, and payops goes first in it.
+ * types and timer states at a low rate, and is deoptimised and compiled again. Measured on
+ * payops after the saturated part alone, at 100/s over 1 connection: 37, 22, 12, 10, 9 and 3
+ * functions compiled in each 10 s that followed, and 28, 13, 9, 8, 8 and 3 acks of 1,000 over
+ * 1 ms (p99 2.08 ms in the first 10 s, 0.76 ms in the sixth). The first cell measured fell in
+ * that stretch, and payops goes first in it.
  */
 async function warmUp(setup: Setup, payops: ChildApp, decided: Card): Promise<void> {
   const { ctx, bare } = setup;

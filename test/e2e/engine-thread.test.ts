@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +13,7 @@ import {
   cleanUpPayops,
   clickApprove,
   createPayoutCalls,
+  npmStartArguments,
   PayopsProcess,
   payopsEnvironment,
   requestPayout,
@@ -86,14 +88,14 @@ describe('payops with its engine in a worker thread', () => {
     expect(createPayoutCalls(sandbox)).toHaveLength(0);
   });
 
-  it('runs as built for production: npm run build, then node dist/main.js answers a command', {
+  it("runs as built for production: npm run build, then npm start's command answers a command", {
     timeout: 90_000,
   }, async () => {
     execFileSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
     const payops = await startPayops(
       'built',
       payopsEnvironment(sandbox, slack, {}),
-      'dist/main.js',
+      npmStartArguments(),
     );
     const sent = await slack.driver(payops.eventsUrl).slashCommand({
       text: 'balance wal_acme_eth_ops',
@@ -103,6 +105,24 @@ describe('payops with its engine in a worker thread', () => {
     expect(sent.status).toBe(200);
     const answer = await slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
     expect(JSON.stringify(answer.body)).toContain('wal_acme_eth_ops');
+    if (process.platform !== 'linux') return;
+    // The preload put Node's own threads (those before any JavaScript) under SCHED_IDLE; the
+    // ingress, the engine thread and libuv's pool (started later) keep the ordinary policy.
+    const pid = payops.pid as number;
+    const policies = new Map(
+      readdirSync(`/proc/${pid}/task`).map((thread) => [Number(thread), policyOf(pid, thread)]),
+    );
+    const idle = [...policies].filter(([, policy]) => policy === SCHED_IDLE);
+    expect(idle.length).toBeGreaterThanOrEqual(5);
+    expect(policies.get(pid)).toBe(SCHED_OTHER);
+    // Node's own threads come first: every idle one was created before every ordinary one but the
+    // main thread (thread ids are handed out in order).
+    const ordinary = [...policies.keys()].filter((thread) => policies.get(thread) === SCHED_OTHER);
+    expect(ordinary.length).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...idle.map(([thread]) => thread))).toBeLessThan(
+      Math.min(...ordinary.filter((thread) => thread !== pid)),
+    );
+    expect(payops.output()).not.toContain('chrt');
   });
 
   it('exits, engine and all, when the ingress cannot listen (port taken)', {
@@ -157,3 +177,12 @@ describe('payops with its engine in a worker thread', () => {
     expect(told, 'the requester is told it was submitted before payops exits').toBeDefined();
   });
 });
+
+const SCHED_OTHER = 0;
+const SCHED_IDLE = 5;
+
+/** A thread's scheduling policy: field 41 of its /proc stat line (fields 3 on follow the name). */
+function policyOf(pid: number, thread: string): number {
+  const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3]);
+}

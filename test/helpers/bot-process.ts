@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { PaymentsSandbox, RecordedRequest } from '../../src/sandbox/payments-api.ts';
@@ -8,8 +9,8 @@ import type { BlockActionResult, SlackDriver, SlackEmulation } from '../../src/s
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 
 /**
- * payops as production runs it: `node --import tsx src/main.ts` in a process of its own,
- * configured only by its environment, between the test's Payments sandbox and Slack emulation.
+ * payops in a process of its own — its sources under tsx, or the build run by `npm start`'s own
+ * command — configured only by its environment, between the test's Payments sandbox and Slack emulation.
  * Every process started here is killed by `cleanUpPayops`, and by the test process's exit
  * whatever happens, so none outlives the tests.
  */
@@ -17,6 +18,17 @@ import { ACTION } from '../../src/slack/interaction-ids.ts';
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const READY_TIMEOUT_MS = 30_000;
 const STOP_GRACE_MS = 5_000;
+
+/** Node's arguments for the sources, run under tsx. */
+const SOURCES = ['--import', 'tsx', 'src/main.ts'];
+
+/** Node's arguments in `npm start` (package.json), which runs the built `dist/main.js`. */
+export function npmStartArguments(): string[] {
+  const packageJson = JSON.parse(readFileSync(`${REPO_ROOT}package.json`, 'utf8'));
+  const [program, ...words] = String(packageJson.scripts.start).trim().split(/\s+/);
+  if (program !== 'node') throw new Error(`npm start runs ${program}, not node`);
+  return words;
+}
 
 /** The rehearsal's environment, logging warnings; each process gets its own port when spawned. */
 export function payopsEnvironment(
@@ -48,20 +60,16 @@ export class PayopsProcess {
     readonly name: string,
     port: number,
     env: Record<string, string>,
-    /** `src/main.ts` (run under tsx), or the built `dist/main.js`. */
-    script = 'src/main.ts',
+    /** Node's arguments: the sources under tsx unless told otherwise. */
+    nodeArguments = SOURCES,
   ) {
     this.#baseUrl = `http://127.0.0.1:${port}`;
     this.eventsUrl = `${this.#baseUrl}/slack/events`;
-    this.#child = spawn(
-      process.execPath,
-      script.endsWith('.ts') ? ['--import', 'tsx', script] : [script],
-      {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
+    this.#child = spawn(process.execPath, nodeArguments, {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const record = (chunk: Buffer) => {
       this.#output += chunk.toString();
     };
@@ -122,14 +130,22 @@ export class PayopsProcess {
 }
 
 /** Starts payops on a free port of its own; `ready()` waits until it serves. */
-export async function spawnPayops(name: string, env: Record<string, string>, script?: string) {
-  const payops = new PayopsProcess(name, await freePort(), env, script);
+export async function spawnPayops(
+  name: string,
+  env: Record<string, string>,
+  nodeArguments?: string[],
+) {
+  const payops = new PayopsProcess(name, await freePort(), env, nodeArguments);
   started.add(payops);
   return payops;
 }
 
-export async function startPayops(name: string, env: Record<string, string>, script?: string) {
-  return (await spawnPayops(name, env, script)).ready();
+export async function startPayops(
+  name: string,
+  env: Record<string, string>,
+  nodeArguments?: string[],
+) {
+  return (await spawnPayops(name, env, nodeArguments)).ready();
 }
 
 /** Stops every process the test started; after a failed test, prints what each one said. */

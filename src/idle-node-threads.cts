@@ -5,12 +5,13 @@
  * thread. Each is put under SCHED_IDLE, the Linux policy that a woken ordinary thread preempts
  * at once.
  *
- * Why: the platform workers run V8's background compile jobs (TurboFan), and with --single-threaded-gc
- * nothing else that matters. Traced in the benchmark (session 7, `perf sched`): a compile job,
- * once the scheduler had picked it, ran its 0.6–3.2 ms slice on the ingress's CPU while the
- * acknowledgement it held back waited — nice +10 did not change that, SCHED_IDLE does. They
- * still run whenever a CPU has nothing else to do; on a CPU busy for seconds on end they wait,
- * and the code they would have optimised keeps running as it is meanwhile.
+ * Why: the platform workers run V8's background compile jobs (TurboFan), and, with
+ * --single-threaded-gc, nothing else that matters. Traced in the benchmark (session 7,
+ * `perf sched`): a compile job, once the scheduler had picked it, ran its 0.6–3.2 ms slice on
+ * the ingress's CPU while the acknowledgement it held back waited — nice +10 did not change
+ * that, SCHED_IDLE does. They still run whenever a CPU has nothing else to do; on a CPU busy
+ * for seconds on end they wait, and the code they would have optimised keeps running as it is
+ * meanwhile.
  *
  * Linux only, through `chrt` (util-linux and busybox both have it): Node has no call for
  * scheduling policies. Elsewhere it does nothing; where `chrt` fails, payops runs as before
@@ -38,7 +39,8 @@ function idleNodeThreads(): void {
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     process.emitWarning(
-      `payops: V8's helper threads keep their usual priority, and acknowledgements may wait behind their compile jobs (chrt --idle failed: ${reason})`,
+      "payops: V8's helper threads keep their usual priority, and acknowledgements may wait " +
+        `behind their compile jobs (chrt --idle failed: ${reason})`,
     );
   }
 }

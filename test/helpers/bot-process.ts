@@ -10,9 +10,9 @@ import { ACTION } from '../../src/slack/interaction-ids.ts';
 
 /**
  * payops in a process of its own — its sources under tsx, or the build run by `npm start`'s own
- * command — configured only by its environment, between the test's Payments sandbox and Slack emulation.
- * Every process started here is killed by `cleanUpPayops`, and by the test process's exit
- * whatever happens, so none outlives the tests.
+ * command — configured only by its environment, between the test's Payments sandbox and Slack
+ * emulation. Every process started here is killed by `cleanUpPayops`, and by the test process's
+ * exit whatever happens, so none outlives the tests.
  */
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -32,7 +32,8 @@ function idleNodeThreads(): void {
     .filter((thread) => thread !== process.pid);
   try {
     for (const thread of threads) {
-      childProcess.execFileSync('chrt', ['--idle', '--pid', '0', String(thread)], {
+      // Short options: busybox's chrt has no long ones.
+      childProcess.execFileSync('chrt', ['-i', '-p', '0', String(thread)], {
         stdio: 'ignore',
       });
     }
@@ -40,7 +41,7 @@ function idleNodeThreads(): void {
     const reason = error instanceof Error ? error.message : String(error);
     process.emitWarning(
       "payops: V8's helper threads keep their usual priority, and acknowledgements may wait " +
-        `behind their compile jobs (chrt --idle failed: ${reason})`,
+        `behind their compile jobs (chrt -i failed: ${reason})`,
     );
   }
 }

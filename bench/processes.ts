@@ -17,6 +17,22 @@ const STOP_GRACE_MS = 5_000;
 /** A process started with `--cpu-prof` writes its profiles as it exits: tens of MB, seconds. */
 const PROFILED_STOP_GRACE_MS = 60_000;
 
+/**
+ * package.json's `start` script, `node [options…] <script>`, taken apart: how production runs
+ * payops, which the bench and the built-process test both run exactly.
+ */
+export function npmStartCommand(): { nodeOptions: string[]; script: string } {
+  const start = (
+    JSON.parse(readFileSync(`${REPO_ROOT}package.json`, 'utf8')) as { scripts: { start: string } }
+  ).scripts.start;
+  const [program, ...words] = start.trim().split(/\s+/);
+  const script = words.pop();
+  if (program !== 'node' || !script || words.some((word) => !word.startsWith('--'))) {
+    throw new Error(`npm start is "${start}", not "node [--options] <script>"`);
+  }
+  return { nodeOptions: words, script };
+}
+
 export interface ChildAppOptions {
   name: string;
   /** Relative to the repository, e.g. `dist/main.js` (a `.ts` script runs under tsx). */

@@ -19,7 +19,7 @@ import {
   fullCycle,
   type Plan,
 } from './measure.ts';
-import { ChildApp, PeakRss } from './processes.ts';
+import { ChildApp, npmStartCommand, PeakRss } from './processes.ts';
 import {
   type AckRow,
   checkTargets,
@@ -43,7 +43,7 @@ import { type BenchStore, embeddedStore, postgresStore } from './stores.ts';
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
 /** `npm start` exactly: its Node options (heap sizes) and the script `npm run build` makes. */
-const PAYOPS_START = startCommand();
+const PAYOPS_START = npmStartCommand();
 /** bench/bare-bolt.ts compiled by the same TypeScript with the same options. */
 const BARE_SCRIPT = 'bench/results/build/bench/bare-bolt.js';
 const SLOW_PROVIDER_MS = 2_000;
@@ -396,19 +396,6 @@ function startPayops(setup: Setup, store: BenchStore, run: string): Promise<Chil
 async function idleRss(app: ChildApp, plan: BenchPlan): Promise<number> {
   await sleep(plan.idleSettleMs);
   return app.rssMb();
-}
-
-/** package.json's `start` script, `node [options…] <script>`, taken apart. */
-function startCommand(): { nodeOptions: string[]; script: string } {
-  const packageJson = fileURLToPath(new URL('../package.json', import.meta.url));
-  const start = (JSON.parse(readFileSync(packageJson, 'utf8')) as { scripts: { start: string } })
-    .scripts.start;
-  const [program, ...words] = start.trim().split(/\s+/);
-  const script = words.pop();
-  if (program !== 'node' || !script || words.some((word) => !word.startsWith('--'))) {
-    throw new Error(`bench: npm start is "${start}", not "node [--options] <script>"`);
-  }
-  return { nodeOptions: words, script };
 }
 
 function buildApps(): void {

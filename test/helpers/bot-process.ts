@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { npmStartCommand } from '../../bench/processes.ts';
 import type { PaymentsSandbox, RecordedRequest } from '../../src/sandbox/payments-api.ts';
 import { REHEARSAL_APPROVALS_CHANNEL, rehearsalEnv } from '../../src/sandbox/rehearsal.ts';
 import type { BlockActionResult, SlackDriver, SlackEmulation } from '../../src/sandbox/slack.ts';
@@ -24,10 +24,8 @@ const SOURCES = ['--import', 'tsx', 'src/main.ts'];
 
 /** Node's arguments in `npm start` (package.json), which runs the built `dist/main.js`. */
 export function npmStartArguments(): string[] {
-  const packageJson = JSON.parse(readFileSync(`${REPO_ROOT}package.json`, 'utf8'));
-  const [program, ...words] = String(packageJson.scripts.start).trim().split(/\s+/);
-  if (program !== 'node') throw new Error(`npm start runs ${program}, not node`);
-  return words;
+  const { nodeOptions, script } = npmStartCommand();
+  return [...nodeOptions, script];
 }
 
 /** The rehearsal's environment, logging warnings; each process gets its own port when spawned. */

@@ -26,7 +26,12 @@ export interface Plan {
   /** Requests built for one saturation run: its length when they run out first. */
   saturateCap: number;
   fullCycleConnections: number[];
-  fullCycleMs: number;
+  /**
+   * Each full-cycle cell is this many runs of `fullCycleRunMs`, taking turns with the bare app's
+   * ack-only runs at saturation, so both rates come from the same minutes of the machine.
+   */
+  fullCycleSlices: number;
+  fullCycleRunMs: number;
   /** Approved one at a time, for click → provider latency. */
   sequentialApprovals: number;
   /** Approved all at once, for approvals per second. */
@@ -139,27 +144,58 @@ export interface FullCycle {
   completed: number;
   /** Command sent → answer posted (seen by 1 ms polling). */
   latency: LatencySummary;
+  /** The bare app's acks per second at saturation, in runs taking turns with these. */
+  bareAckPerSec: number;
+}
+
+/** One full-cycle run's answered commands and its length. */
+export interface FullCycleRun {
+  answered: AnsweredRequest[];
+  elapsedMs: number;
 }
 
 /**
- * Full cycle at saturation: `connections` users each type `/pay balance` and wait for the answer
- * to reach their response_url (signed command → ack → provider read → answer) before typing again.
+ * One full-cycle run at saturation: `connections` users each type `/pay balance` and wait for
+ * the answer to reach their response_url (signed command → ack → provider read → answer)
+ * before typing again. The commands are built and signed before the run, as for every other
+ * run; should the users get through all of them, more are built as they go.
  */
-export async function fullCycle(
+export async function fullCycleRun(
   ctx: BenchContext,
   payops: ChildApp,
   connections: number,
-): Promise<FullCycle> {
-  const until = performance.now() + ctx.plan.fullCycleMs;
-  const answered = await answeredLoop(ctx, payops, connections, until, () =>
-    ctx.requests.command(BALANCE_COMMAND, REQUESTER),
-  );
-  const inTime = answered.filter((entry) => entry.answeredAt <= until);
+): Promise<FullCycleRun> {
+  const build = () => ctx.requests.command(BALANCE_COMMAND, REQUESTER);
+  const ready = await ctx.requests.many(ctx.plan.saturateCap, build);
+  let taken = 0;
+  const until = performance.now() + ctx.plan.fullCycleRunMs;
+  const answered = await answeredLoop(ctx, payops, connections, until, () => {
+    const next = ready[taken++];
+    return next ? Promise.resolve(next) : build();
+  });
+  return {
+    answered: answered.filter((entry) => entry.answeredAt <= until),
+    elapsedMs: ctx.plan.fullCycleRunMs,
+  };
+}
+
+/**
+ * A full-cycle cell's runs pooled, next to the bare app's saturation runs taken in turns with
+ * them (one list per connection count; its best pooled rate is the one compared).
+ */
+export function fullCycleStats(
+  connections: number,
+  runs: readonly FullCycleRun[],
+  bareRuns: ReadonlyArray<readonly LoadResult[]>,
+): FullCycle {
+  const answered = runs.flatMap((run) => run.answered);
+  const elapsedMs = runs.reduce((sum, run) => sum + run.elapsedMs, 0);
   return {
     connections,
-    perSec: inTime.length / (ctx.plan.fullCycleMs / 1000),
-    completed: inTime.length,
-    latency: summarize(inTime.map((entry) => entry.answeredAt - entry.sentAt)),
+    perSec: answered.length / (elapsedMs / 1000),
+    completed: answered.length,
+    latency: summarize(answered.map((entry) => entry.answeredAt - entry.sentAt)),
+    bareAckPerSec: Math.max(...bareRuns.map((group) => ackStats(group).perSec)),
   };
 }
 
@@ -261,7 +297,7 @@ export async function approveInBulk(
   };
 }
 
-interface AnsweredRequest {
+export interface AnsweredRequest {
   sentAt: number;
   answeredAt: number;
 }

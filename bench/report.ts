@@ -49,7 +49,11 @@ export interface Results {
   machine: Machine;
   startedAt: string;
   elapsedSec: number;
-  /** Bolt answers per second at saturation with the bare app (best of its `max` runs of `/pay`). */
+  /**
+   * Bolt answers per second at saturation with the bare app, the best of its `max` cells of
+   * `/pay` over the whole run (for reference: a full cycle is compared with the bare app's rate
+   * measured in turns with it, `FullCycle.bareAckPerSec`).
+   */
   bareAckPerSec: number;
   bareMemory: Memory;
   engines: EngineResults[];
@@ -98,12 +102,12 @@ export function checkTargets(results: Omit<Results, 'targets'>): TargetCheck[] {
         pass: slowest.payops.p99 < ACK_P99_MS,
       });
     }
-    const best = maxBy(engine.fullCycle, (run) => run.perSec);
+    const best = maxBy(engine.fullCycle, fullCycleShare);
     if (best) {
-      const share = best.perSec / results.bareAckPerSec;
+      const share = fullCycleShare(best);
       checks.push({
         target: `${engine.engine}: full cycle ≥ ${FULL_CYCLE_SHARE * 100} % of bare ack-only rate`,
-        measured: `${percent(share)} (${rate(best.perSec)} vs ${rate(results.bareAckPerSec)})`,
+        measured: `${percent(share)} (${rate(best.perSec)} vs ${rate(best.bareAckPerSec)} in turns, ${best.connections} users)`,
         pass: share >= FULL_CYCLE_SHARE,
       });
     }
@@ -204,11 +208,12 @@ export function printReport(results: Results): void {
       '\n2. Full cycle (/pay balance → provider → answer on response_url), provider 0 ms',
     );
     printTable(
-      ['users', 'commands/s', 'share of bare ack rate', 'p50 ms', 'p99 ms'],
+      ['users', 'commands/s', 'bare acks/s in turns', 'share', 'p50 ms', 'p99 ms'],
       engine.fullCycle.map((run) => [
         String(run.connections),
         rate(run.perSec),
-        percent(run.perSec / results.bareAckPerSec),
+        rate(run.bareAckPerSec),
+        percent(fullCycleShare(run)),
         fixed(run.latency.p50),
         fixed(run.latency.p99),
       ]),
@@ -226,7 +231,9 @@ export function printReport(results: Results): void {
       `5. RSS: payops idle ${mb(engine.memory.idleMb)}, peak ${mb(engine.memory.peakMb)}${firstStart === undefined ? '' : ` (first start on a fresh folder: idle ${mb(firstStart)})`}; bare idle ${mb(results.bareMemory.idleMb)}, peak ${mb(results.bareMemory.peakMb)}`,
     );
   }
-  console.log(`\nBare Bolt ack-only rate at saturation: ${rate(results.bareAckPerSec)}\n\nTargets`);
+  console.log(
+    `\nBare Bolt ack-only rate at saturation, best ack cell of the run: ${rate(results.bareAckPerSec)}\n\nTargets`,
+  );
   printTable(
     ['', 'target', 'measured'],
     results.targets.map((check) => [check.pass ? 'PASS' : 'MISS', check.target, check.measured]),
@@ -256,6 +263,11 @@ function maxBy<T>(items: readonly T[], value: (item: T) => number): T | undefine
     (best, item) => (best === undefined || value(item) > value(best) ? item : best),
     undefined,
   );
+}
+
+/** A full cycle's rate as a share of the bare app's ack-only rate measured in turns with it. */
+function fullCycleShare(run: FullCycle): number {
+  return run.perSec / run.bareAckPerSec;
 }
 
 function cell(row: AckRow): string {

@@ -16,7 +16,9 @@ import {
   approveOneByOne,
   type BenchContext,
   createRequests,
-  fullCycle,
+  type FullCycle,
+  fullCycleRun,
+  fullCycleStats,
   type Plan,
 } from './measure.ts';
 import { ChildApp, npmStartCommand, PeakRss } from './processes.ts';
@@ -47,6 +49,11 @@ const PAYOPS_START = npmStartCommand();
 /** bench/bare-bolt.ts compiled by the same TypeScript with the same options. */
 const BARE_SCRIPT = 'bench/results/build/bench/bare-bolt.js';
 const SLOW_PROVIDER_MS = 2_000;
+/**
+ * The full cycle is compared with the bare app's ack-only rate at saturation over each of these
+ * connection counts, the higher of the two: which one is its best differs from machine to machine.
+ */
+const BARE_SATURATION_CONNECTIONS = [10, 100];
 
 interface BenchPlan extends Plan {
   warmUpMs: number;
@@ -68,7 +75,8 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
     ackSlices: 4,
     saturateCap: 6_000,
     fullCycleConnections: [10, 100],
-    fullCycleMs: 3_000,
+    fullCycleSlices: 4,
+    fullCycleRunMs: 1_500,
     sequentialApprovals: 200,
     bulkApprovals: 1_000,
     bulkConnections: 16,
@@ -84,7 +92,8 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
     ackSlices: 1,
     saturateCap: 1_500,
     fullCycleConnections: [10],
-    fullCycleMs: 800,
+    fullCycleSlices: 1,
+    fullCycleRunMs: 800,
     sequentialApprovals: 40,
     bulkApprovals: 200,
     bulkConnections: 16,
@@ -252,10 +261,9 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
     const ack = await ackMatrix(setup, payops, decided, 0);
     measured('full cycle');
     const fullCycles = [];
-    for (const connections of ctx.plan.fullCycleConnections) {
-      fullCycles.push(await fullCycle(ctx, payops, connections));
+    for (const users of ctx.plan.fullCycleConnections) {
+      fullCycles.push(await fullCycleCell(setup, payops, decided, users));
     }
-    ctx.arrivals.forgetSeen();
     measured('approvals');
     const sequential = ctx.plan.sequentialApprovals;
     const created = await createRequests(ctx, payops, sequential + ctx.plan.bulkApprovals);
@@ -284,7 +292,7 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
 }
 
 /**
- * Both apps, each request: saturated for `warmUpMs`, then 100/s over 1 connection for
+ * Both apps, each request: a full cycle, then saturated for `warmUpMs`, then 100/s over 1 connection for
  * `settlingWarmUpMs`. The second part is for V8: code optimised under saturation meets other
  * types and timer states at a low rate, and is deoptimised and compiled again. Measured on
  * payops after the saturated part alone, at 100/s over 1 connection: 37, 22, 12, 10, 9 and 3
@@ -294,6 +302,11 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
  */
 async function warmUp(setup: Setup, payops: ChildApp, decided: Card): Promise<void> {
   const { ctx, bare } = setup;
+  // The bench's own side of a full cycle (its users, the sandbox's reads, the emulation taking
+  // answers) is code no other run warms; first, before the runs V8 settles with.
+  const users = Math.max(...ctx.plan.fullCycleConnections);
+  await fullCycleRun(ctx, payops, users);
+  ctx.arrivals.forgetSeen();
   const saturated: AckLoad = {
     shape: { kind: 'saturate' },
     connections: 10,
@@ -335,28 +348,85 @@ async function ackMatrix(
           decided,
           settle: settle && app === payops,
         });
-      // Taking turns, and alternating which app goes first, spreads slow moments and drifts of
-      // the machine over both apps.
-      const runs = new Map<ChildApp, LoadResult[]>([
-        [payops, []],
-        [setup.bare, []],
-      ]);
-      for (let slice = 0; slice < setup.ctx.plan.ackSlices; slice++) {
-        const order = (index + slice) % 2 === 0 ? [payops, setup.bare] : [setup.bare, payops];
-        for (const app of order) runs.get(app)?.push(await measure(app));
-      }
+      const runs = await inTurns(
+        setup.ctx.plan.ackSlices,
+        index,
+        () => measure(payops),
+        () => measure(setup.bare),
+      );
       rows.push({
         providerMs,
         request,
         load: label,
         connections: load.connections,
-        payops: ackStats(runs.get(payops) ?? []),
-        bare: ackStats(runs.get(setup.bare) ?? []),
+        payops: ackStats(runs.payops),
+        bare: ackStats(runs.bare),
       });
       setup.ctx.arrivals.forgetSeen();
     }
   }
   return rows;
+}
+
+/**
+ * Full cycles of `users`, in turns with the bare app acknowledging `/pay balance` at saturation
+ * over each of BARE_SATURATION_CONNECTIONS: the share is taken of a rate measured in the same
+ * minutes, not of the best moment of a whole run.
+ */
+async function fullCycleCell(
+  setup: Setup,
+  payops: ChildApp,
+  decided: Card,
+  users: number,
+): Promise<FullCycle> {
+  const { ctx, bare } = setup;
+  const runs = await inTurns(
+    ctx.plan.fullCycleSlices,
+    0,
+    async () => {
+      const run = await fullCycleRun(ctx, payops, users);
+      ctx.arrivals.forgetSeen();
+      return run;
+    },
+    async () => {
+      const bareRuns: LoadResult[] = [];
+      for (const connections of BARE_SATURATION_CONNECTIONS) {
+        const load: AckLoad = {
+          shape: { kind: 'saturate' },
+          connections,
+          durationMs: ctx.plan.saturateRunMs,
+        };
+        bareRuns.push(await ackRun(ctx, bare, 'balance', load, { decided, settle: false }));
+      }
+      return bareRuns;
+    },
+  );
+  const bareByConnections = BARE_SATURATION_CONNECTIONS.map((_, index) =>
+    runs.bare.map((slice) => slice[index] as LoadResult),
+  );
+  return fullCycleStats(users, runs.payops, bareByConnections);
+}
+
+/**
+ * `slices` runs of each app, payops and the bare app taking turns, and alternating which goes
+ * first (from `offset`, so consecutive cells start with different apps): slow moments and drifts
+ * of the machine are spread over both.
+ */
+async function inTurns<P, B>(
+  slices: number,
+  offset: number,
+  runPayops: () => Promise<P>,
+  runBare: () => Promise<B>,
+): Promise<{ payops: P[]; bare: B[] }> {
+  const payops: P[] = [];
+  const bare: B[] = [];
+  for (let slice = 0; slice < slices; slice++) {
+    const payopsFirst = (offset + slice) % 2 === 0;
+    if (payopsFirst) payops.push(await runPayops());
+    bare.push(await runBare());
+    if (!payopsFirst) payops.push(await runPayops());
+  }
+  return { payops, bare };
 }
 
 /** Each fixed rate over each number of connections; saturation only with a fast provider. */

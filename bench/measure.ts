@@ -23,7 +23,10 @@ export interface Plan {
    * over all their samples pooled, so one slow moment of the machine weighs on both apps.
    */
   ackSlices: number;
-  /** Requests built for one saturation run: its length when they run out first. */
+  /**
+   * Requests built ahead for one saturation run: an ack run ends when they run out, a full-cycle
+   * run builds more as it goes.
+   */
   saturateCap: number;
   fullCycleConnections: number[];
   /**

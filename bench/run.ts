@@ -292,8 +292,8 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
 }
 
 /**
- * Both apps, each request: a full cycle, then saturated for `warmUpMs`, then 100/s over 1 connection for
- * `settlingWarmUpMs`. The second part is for V8: code optimised under saturation meets other
+ * One full-cycle run of payops; then both apps, each request: saturated for `warmUpMs`, then
+ * 100/s over 1 connection for `settlingWarmUpMs`. The second part is for V8: code optimised under saturation meets other
  * types and timer states at a low rate, and is deoptimised and compiled again. Measured on
  * payops after the saturated part alone, at 100/s over 1 connection: 37, 22, 12, 10, 9 and 3
  * functions compiled in each 10 s that followed, and 28, 13, 9, 8, 8 and 3 acks of 1,000 over

@@ -292,13 +292,13 @@ async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResul
 }
 
 /**
- * One full-cycle run of payops; then both apps, each request: saturated for `warmUpMs`, then
- * 100/s over 1 connection for `settlingWarmUpMs`. The second part is for V8: code optimised under saturation meets other
- * types and timer states at a low rate, and is deoptimised and compiled again. Measured on
- * payops after the saturated part alone, at 100/s over 1 connection: 37, 22, 12, 10, 9 and 3
- * functions compiled in each 10 s that followed, and 28, 13, 9, 8, 8 and 3 acks of 1,000 over
- * 1 ms (p99 2.08 ms in the first 10 s, 0.76 ms in the sixth). The first cell measured fell in
- * that stretch, and payops goes first in it.
+ * One full-cycle run of payops; then both apps, each request: saturated for `warmUpMs`, then 100/s
+ * over 1 connection for `settlingWarmUpMs`. The second part is for V8: code optimised under
+ * saturation meets other types and timer states at a low rate, and is deoptimised and compiled
+ * again. Measured on payops after the saturated part alone, at 100/s over 1 connection: 37, 22,
+ * 12, 10, 9 and 3 functions compiled in each 10 s that followed, and 28, 13, 9, 8, 8 and 3 acks of
+ * 1,000 over 1 ms (p99 2.08 ms in the first 10 s, 0.76 ms in the sixth). The first cell measured
+ * fell in that stretch, and payops goes first in it.
  */
 async function warmUp(setup: Setup, payops: ChildApp, decided: Card): Promise<void> {
   const { ctx, bare } = setup;
@@ -380,6 +380,8 @@ async function fullCycleCell(
   users: number,
 ): Promise<FullCycle> {
   const { ctx, bare } = setup;
+  // One list of runs per connection count, each pooled on its own.
+  const bareRuns = BARE_SATURATION_CONNECTIONS.map(() => [] as LoadResult[]);
   const runs = await inTurns(
     ctx.plan.fullCycleSlices,
     0,
@@ -389,22 +391,17 @@ async function fullCycleCell(
       return run;
     },
     async () => {
-      const bareRuns: LoadResult[] = [];
-      for (const connections of BARE_SATURATION_CONNECTIONS) {
+      for (const [index, connections] of BARE_SATURATION_CONNECTIONS.entries()) {
         const load: AckLoad = {
           shape: { kind: 'saturate' },
           connections,
           durationMs: ctx.plan.saturateRunMs,
         };
-        bareRuns.push(await ackRun(ctx, bare, 'balance', load, { decided, settle: false }));
+        bareRuns[index]?.push(await ackRun(ctx, bare, 'balance', load, { decided, settle: false }));
       }
-      return bareRuns;
     },
   );
-  const bareByConnections = BARE_SATURATION_CONNECTIONS.map((_, index) =>
-    runs.bare.map((slice) => slice[index] as LoadResult),
-  );
-  return fullCycleStats(users, runs.payops, bareByConnections);
+  return fullCycleStats(users, runs.payops, bareRuns);
 }
 
 /**

@@ -42,10 +42,13 @@ export interface ChildAppOptions {
   logFile: string;
   /** Extra Node options, e.g. `--cpu-prof`. */
   nodeOptions?: string[];
+  /** False for an app that only acks: nothing sent to it is answered on its response_url. */
+  answersOnResponseUrl?: boolean;
 }
 
 export class ChildApp {
   readonly eventsUrl: string;
+  readonly answersOnResponseUrl: boolean;
   readonly #child: ChildProcess;
   readonly #exited: Promise<unknown>;
   readonly #stopGraceMs: number;
@@ -57,6 +60,7 @@ export class ChildApp {
     options: ChildAppOptions,
   ) {
     this.eventsUrl = `http://127.0.0.1:${port}/slack/events`;
+    this.answersOnResponseUrl = options.answersOnResponseUrl ?? true;
     this.#stopGraceMs = options.nodeOptions?.includes('--cpu-prof')
       ? PROFILED_STOP_GRACE_MS
       : STOP_GRACE_MS;

@@ -157,6 +157,7 @@ async function main(): Promise<void> {
         SLACK_BOT_USER_ID: DEFAULT_SLACK.botUserId,
       },
       logFile: `${RESULTS_DIR}bare-bolt.log`,
+      answersOnResponseUrl: false,
     });
     cleanup.add(() => bare.stop());
     const bareIdleMb = await idleRss(bare, plan);

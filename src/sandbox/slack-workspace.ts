@@ -427,6 +427,11 @@ export class SlackWorkspace {
     return { id, url: `${this.options.baseUrl}/respond/${id}` };
   }
 
+  /** Drops these response_urls: from now on they answer no_service, as unknown ones do. */
+  forgetResponseUrls(ids: Iterable<string>): void {
+    for (const id of ids) this.responseUrls.delete(id);
+  }
+
   /** Makes a response_url answer expired_url from now on, as after Slack's 30 minutes. */
   expireResponseUrl(id: string): void {
     const state = this.responseUrls.get(id);

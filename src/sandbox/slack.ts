@@ -243,6 +243,15 @@ export class SlackEmulation {
     return this.workspace.issueResponseUrl(context);
   }
 
+  /**
+   * Forgets response_urls nobody will post to: a long run (the benchmark's) issues one per
+   * request it builds, and would otherwise hold those never sent, or sent to an app that never
+   * answers, to the end. Posting to one afterwards gets no_service.
+   */
+  forgetResponseUrls(ids: Iterable<string>): void {
+    this.workspace.forgetResponseUrls(ids);
+  }
+
   expireResponseUrl(responseUrlId: string): void {
     this.workspace.expireResponseUrl(responseUrlId);
   }

@@ -584,4 +584,29 @@ describe("a long run's history", () => {
       await own.close();
     }
   });
+
+  it('forgetResponseUrls drops only the URLs it is given', async () => {
+    const own = await startSlackEmulation();
+    try {
+      const post = (url: string) =>
+        fetch(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ text: 'an answer' }),
+        }).then(async (response) => [response.status, await response.text()]);
+      const unsent = own.issueResponseUrl({ channelId: CHANNEL, userId: 'U0ALICE' });
+      const kept = own.issueResponseUrl({ channelId: CHANNEL, userId: 'U0ALICE' });
+
+      own.forgetResponseUrls([unsent.id]);
+
+      expect(await post(unsent.url)).toEqual([404, 'no_service']);
+      expect((await post(kept.url))[0]).toBe(200);
+      expect(own.responses.map((answer) => [answer.id, answer.status])).toEqual([
+        [unsent.id, 404],
+        [kept.id, 200],
+      ]);
+    } finally {
+      await own.close();
+    }
+  });
 });

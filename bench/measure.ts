@@ -183,7 +183,7 @@ export async function fullCycleRun(
     build,
   );
   let taken = 0;
-  const until = performance.now() + ctx.plan.fullCycleRunMs;
+  const until = performance.now() + fullCycleRunMs;
   const answered = await answeredLoop(ctx, payops, connections, until, () => {
     const next = ready[taken++];
     return next ? Promise.resolve(next) : build();
@@ -191,7 +191,7 @@ export async function fullCycleRun(
   ctx.requests.forget(ready.slice(taken));
   return {
     answered: answered.filter((entry) => entry.answeredAt <= until),
-    elapsedMs: ctx.plan.fullCycleRunMs,
+    elapsedMs: fullCycleRunMs,
   };
 }
 

@@ -19,10 +19,13 @@ export interface Plan {
   rateRunMs: number;
   saturateRunMs: number;
   /**
-   * Each ack cell is this many runs per app, payops and bare taking turns; a cell's figures are
-   * over all their samples pooled, so one slow moment of the machine weighs on both apps.
+   * Each fixed-rate ack cell is this many runs of `rateRunMs` per app, payops and bare taking
+   * turns; a cell's figures are over all their samples pooled. Short runs in many turns expose
+   * both apps to the same moments of the machine: a slow second lands on both, not on one.
    */
-  ackSlices: number;
+  rateSlices: number;
+  /** The same for a saturation (`max`) cell, of `saturateRunMs` each. */
+  saturateSlices: number;
   /**
    * Requests built ahead for one saturation run of `saturateRunMs`: an ack run ends when they
    * run out. A full-cycle run gets as many per `saturateRunMs` of its length (the same rate

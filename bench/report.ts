@@ -26,6 +26,18 @@ export interface AckRow {
   bare: AckStats;
 }
 
+/**
+ * The bare app against its twin (a second copy of itself), measured as payops is: `twin` in the
+ * place of payops. The p99 ratios two identical apps show on this machine at this sample size.
+ */
+export interface NoiseFloorRow {
+  request: AckRequest;
+  load: string;
+  connections: number;
+  twin: AckStats;
+  bare: AckStats;
+}
+
 export interface Memory {
   idleMb: number;
   peakMb: number;
@@ -57,6 +69,8 @@ export interface Results {
   bareAckPerSec: number;
   bareMemory: Memory;
   engines: EngineResults[];
+  /** Empty in quick mode. */
+  noiseFloor: NoiseFloorRow[];
   targets: TargetCheck[];
 }
 
@@ -195,11 +209,7 @@ export function printReport(results: Results): void {
           ? `max (${rate(row.payops.perSec)} | ${rate(row.bare.perSec)})`
           : row.load,
         String(row.connections),
-        fixed(row.payops.p50),
-        fixed(row.payops.p99),
-        fixed(row.bare.p50),
-        fixed(row.bare.p99),
-        (row.payops.p99 / row.bare.p99).toFixed(2),
+        ...latencyColumns(row.payops, row.bare),
         String(row.payops.failed + row.bare.failed),
         String(row.payops.shed),
       ]),
@@ -231,6 +241,7 @@ export function printReport(results: Results): void {
       `5. RSS: payops idle ${mb(engine.memory.idleMb)}, peak ${mb(engine.memory.peakMb)}${firstStart === undefined ? '' : ` (first start on a fresh folder: idle ${mb(firstStart)})`}; bare idle ${mb(results.bareMemory.idleMb)}, peak ${mb(results.bareMemory.peakMb)}`,
     );
   }
+  if (results.noiseFloor.length > 0) printNoiseFloor(results.noiseFloor);
   console.log(
     `\nBare Bolt ack-only rate at saturation, best ack cell of the run: ${rate(results.bareAckPerSec)}\n\nTargets`,
   );
@@ -238,6 +249,45 @@ export function printReport(results: Results): void {
     ['', 'target', 'measured'],
     results.targets.map((check) => [check.pass ? 'PASS' : 'MISS', check.target, check.measured]),
   );
+  console.log(`\n${noiseFloorSummary(results.noiseFloor)}`);
+}
+
+function printNoiseFloor(rows: readonly NoiseFloorRow[]): void {
+  console.log(
+    '\n== noise floor ==\n\nAck latency (ms): the bare app against a second copy of itself, measured as payops is',
+  );
+  printTable(
+    ['request', 'load', 'conns', 'twin p50', 'p99', 'bare p50', 'p99', 'p99 ×'],
+    rows.map((row) => [
+      row.request,
+      row.load,
+      String(row.connections),
+      ...latencyColumns(row.twin, row.bare),
+    ]),
+  );
+}
+
+/** p50 and p99 of an app measured against the bare app, theirs, and the ratio of the p99s. */
+function latencyColumns(subject: AckStats, bare: AckStats): string[] {
+  return [
+    fixed(subject.p50),
+    fixed(subject.p99),
+    fixed(bare.p50),
+    fixed(bare.p99),
+    (subject.p99 / bare.p99).toFixed(2),
+  ];
+}
+
+/**
+ * Not a target: how often two identical apps miss the ack ratio here, which says how much a
+ * payops miss of a few cells means.
+ */
+function noiseFloorSummary(rows: readonly NoiseFloorRow[]): string {
+  const ratio = (row: NoiseFloorRow) => row.twin.p99 / row.bare.p99;
+  const worst = maxBy(rows, ratio);
+  if (!worst) return 'Noise floor: not measured (quick mode)';
+  const over = rows.filter((row) => ratio(row) > ACK_P99_RATIO).length;
+  return `Noise floor (not a target): the bare app's twin against the bare app, ${over} of ${rows.length} cells over ${ACK_P99_RATIO}×, worst ${ratio(worst).toFixed(2)}× (${ms(worst.twin.p99)} vs ${ms(worst.bare.p99)}, ${worst.request} ${worst.load} × ${worst.connections} conns)`;
 }
 
 export function writeResults(path: string, results: Results): void {

@@ -27,6 +27,7 @@ import {
   checkTargets,
   type EngineResults,
   type Machine,
+  type NoiseFloorRow,
   printReport,
   type Results,
   writeResults,
@@ -64,15 +65,18 @@ interface BenchPlan extends Plan {
   settlingWarmUpMs: number;
   /** How long an app is left alone after start-up before its idle RSS is read. */
   idleSettleMs: number;
+  /** Measure the bare app against its twin (`measureNoiseFloor`): a few minutes. */
+  noiseFloor: boolean;
 }
 
 const PLANS: Record<Results['mode'], BenchPlan> = {
   full: {
     rates: [100, 500],
     connections: [1, 10, 100],
-    rateRunMs: 2_000,
+    rateRunMs: 500,
     saturateRunMs: 500,
-    ackSlices: 4,
+    rateSlices: 16,
+    saturateSlices: 4,
     saturateCap: 6_000,
     fullCycleConnections: [10, 100],
     fullCycleSlices: 4,
@@ -83,13 +87,15 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
     warmUpMs: 1_000,
     settlingWarmUpMs: 15_000,
     idleSettleMs: 1_000,
+    noiseFloor: true,
   },
   quick: {
     rates: [100, 500],
     connections: [10],
     rateRunMs: 400,
     saturateRunMs: 300,
-    ackSlices: 1,
+    rateSlices: 1,
+    saturateSlices: 1,
     saturateCap: 1_500,
     fullCycleConnections: [10],
     fullCycleSlices: 1,
@@ -100,6 +106,8 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
     warmUpMs: 200,
     settlingWarmUpMs: 500,
     idleSettleMs: 300,
+    // Its twin barely warmed up, a quick run's noise floor would say nothing.
+    noiseFloor: false,
   },
 };
 
@@ -147,18 +155,7 @@ async function main(): Promise<void> {
     buildApps();
     const load = new LoadWorker();
     cleanup.add(() => load.close());
-    const bare = await ChildApp.start({
-      name: 'bare-bolt',
-      script: BARE_SCRIPT,
-      env: {
-        SLACK_BOT_TOKEN: DEFAULT_SLACK.botToken,
-        SLACK_SIGNING_SECRET: DEFAULT_SLACK.signingSecret,
-        SLACK_BOT_ID: DEFAULT_SLACK.botId,
-        SLACK_BOT_USER_ID: DEFAULT_SLACK.botUserId,
-      },
-      logFile: `${RESULTS_DIR}bare-bolt.log`,
-      answersOnResponseUrl: false,
-    });
+    const bare = await startBare('bare-bolt');
     cleanup.add(() => bare.stop());
     const bareIdleMb = await idleRss(bare, plan);
     const barePeak = new PeakRss([bare]);
@@ -181,6 +178,11 @@ async function main(): Promise<void> {
       }
     }
     barePeak.stop();
+    let noiseFloor: NoiseFloorRow[] = [];
+    if (plan.noiseFloor) {
+      progress('noise floor: the bare app against a second copy of itself');
+      noiseFloor = await measureNoiseFloor(plan, load, bare);
+    }
     const partial = {
       mode,
       machine: machine(cpuAtStart),
@@ -195,6 +197,7 @@ async function main(): Promise<void> {
       ),
       bareMemory: { idleMb: bareIdleMb, peakMb: barePeak.peakMb(bare) },
       engines,
+      noiseFloor,
     };
     const results: Results = { ...partial, targets: checkTargets(partial) };
     printReport(results);
@@ -308,6 +311,18 @@ async function warmUp(setup: Setup, payops: ChildApp, decided: Card): Promise<vo
   const users = Math.max(...ctx.plan.fullCycleConnections);
   await fullCycleRun(ctx, payops, users);
   ctx.arrivals.forgetSeen();
+  await warmUpAlike(ctx, [payops, bare], decided);
+}
+
+/**
+ * Each app, each request: saturated for `warmUpMs`, then 100/s over 1 connection for
+ * `settlingWarmUpMs` (why: `warmUp`). An app that answers on response_urls is waited for.
+ */
+async function warmUpAlike(
+  ctx: Setup['ctx'],
+  apps: readonly ChildApp[],
+  decided: Card,
+): Promise<void> {
   const saturated: AckLoad = {
     shape: { kind: 'saturate' },
     connections: 10,
@@ -320,25 +335,26 @@ async function warmUp(setup: Setup, payops: ChildApp, decided: Card): Promise<vo
   };
   for (const load of [saturated, settling]) {
     for (const request of ['balance', 'click'] as const) {
-      await ackRun(ctx, payops, request, load, { decided, settle: true });
-      await ackRun(ctx, bare, request, load, { decided, settle: false });
+      for (const app of apps) {
+        await ackRun(ctx, app, request, load, { decided, settle: app.answersOnResponseUrl });
+      }
     }
   }
   ctx.arrivals.forgetSeen();
 }
 
 /**
- * Ack latency of payops and the bare app, cell by cell: each fixed rate over each number of
- * connections, and saturation (`max`) with the provider at 0 ms. At 2 s, clicks go first and
- * `/pay balance` answers are not waited for: they take minutes to drain.
+ * Ack latency of `subject` (payops) and the bare app, cell by cell: by default each fixed rate
+ * over each number of connections, and saturation (`max`) with the provider at 0 ms. At 2 s,
+ * clicks go first and `/pay balance` answers are not waited for: they take minutes to drain.
  */
 async function ackMatrix(
   setup: Setup,
-  payops: ChildApp,
+  subject: ChildApp,
   decided: Card,
   providerMs: number,
+  loads = ackLoads(setup.ctx.plan, providerMs),
 ): Promise<AckRow[]> {
-  const loads = ackLoads(setup.ctx.plan, providerMs);
   const requests: AckRequest[] = providerMs === 0 ? ['balance', 'click'] : ['click', 'balance'];
   const rows: AckRow[] = [];
   for (const request of requests) {
@@ -347,12 +363,13 @@ async function ackMatrix(
       const measure = (app: ChildApp) =>
         ackRun(setup.ctx, app, request, load, {
           decided,
-          settle: settle && app === payops,
+          settle: settle && app.answersOnResponseUrl,
         });
+      const { rateSlices, saturateSlices } = setup.ctx.plan;
       const runs = await inTurns(
-        setup.ctx.plan.ackSlices,
+        load.shape.kind === 'rate' ? rateSlices : saturateSlices,
         index,
-        () => measure(payops),
+        () => measure(subject),
         () => measure(setup.bare),
       );
       rows.push({
@@ -367,6 +384,60 @@ async function ackMatrix(
     }
   }
   return rows;
+}
+
+/**
+ * The bare app against a second copy of itself (its twin), over the fixed-rate cells of the ack
+ * matrix, in turns, exactly as payops is measured: what p99 ratios two identical apps show on
+ * this machine with this many samples. A ratio payops shows that its twin also shows is this
+ * machine's noise, not payops. Measured once, after both stores (nothing here reads a store or
+ * calls the provider), on a fresh sandbox and emulation, both apps warmed up alike first.
+ */
+async function measureNoiseFloor(
+  plan: BenchPlan,
+  load: LoadWorker,
+  bare: ChildApp,
+): Promise<NoiseFloorRow[]> {
+  const sandbox = await startPaymentsSandbox({ latencyMs: 0 });
+  const emulation = await startSlackEmulation();
+  const arrivals = new Arrivals(emulation, sandbox);
+  const twin = await startBare('bare-bolt-twin');
+  try {
+    const ctx = { requests: new SlackRequests(emulation), load, arrivals, plan };
+    // The twin only acks: any request number and message will do for its clicks.
+    const decided: Card = { id: 1, ts: '1700000000.000100' };
+    await warmUpAlike(ctx, [twin, bare], decided);
+    const fixedRate = ackLoads(plan, 0).filter(({ label }) => label !== 'max');
+    const setup = { ctx, sandbox, emulation, bare, profile: false };
+    const rows = await ackMatrix(setup, twin, decided, 0, fixedRate);
+    return rows.map(({ request, load: label, connections, payops, bare }) => ({
+      request,
+      load: label,
+      connections,
+      twin: payops,
+      bare,
+    }));
+  } finally {
+    await twin.stop();
+    arrivals.close();
+    await Promise.all([sandbox.close(), emulation.close()]);
+  }
+}
+
+/** The floor: Bolt's own HTTP receiver and handlers that only ack (bench/bare-bolt.ts). */
+function startBare(name: string): Promise<ChildApp> {
+  return ChildApp.start({
+    name,
+    script: BARE_SCRIPT,
+    env: {
+      SLACK_BOT_TOKEN: DEFAULT_SLACK.botToken,
+      SLACK_SIGNING_SECRET: DEFAULT_SLACK.signingSecret,
+      SLACK_BOT_ID: DEFAULT_SLACK.botId,
+      SLACK_BOT_USER_ID: DEFAULT_SLACK.botUserId,
+    },
+    logFile: `${RESULTS_DIR}${name}.log`,
+    answersOnResponseUrl: false,
+  });
 }
 
 /**

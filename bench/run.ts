@@ -349,7 +349,7 @@ async function warmUpAlike(
  * clicks go first and `/pay balance` answers are not waited for: they take minutes to drain.
  */
 async function ackMatrix(
-  setup: Setup,
+  setup: Pick<Setup, 'ctx' | 'bare'>,
   subject: ChildApp,
   decided: Card,
   providerMs: number,
@@ -408,8 +408,7 @@ async function measureNoiseFloor(
     const decided: Card = { id: 1, ts: '1700000000.000100' };
     await warmUpAlike(ctx, [twin, bare], decided);
     const fixedRate = ackLoads(plan, 0).filter(({ label }) => label !== 'max');
-    const setup = { ctx, sandbox, emulation, bare, profile: false };
-    const rows = await ackMatrix(setup, twin, decided, 0, fixedRate);
+    const rows = await ackMatrix({ ctx, bare }, twin, decided, 0, fixedRate);
     return rows.map(({ request, load: label, connections, payops, bare }) => ({
       request,
       load: label,

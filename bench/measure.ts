@@ -151,8 +151,10 @@ export function ackStats(runs: readonly LoadResult[]): AckStats {
 
 export interface FullCycle {
   connections: number;
-  /** Commands answered on their response_url per second. */
+  /** Commands answered on their response_url per second, over the runs pooled. */
   perSec: number;
+  /** Each run's own rate: how far apart runs of the same load land on this machine. */
+  runsPerSec: number[];
   completed: number;
   /** Command sent → answer posted (seen by 1 ms polling). */
   latency: LatencySummary;
@@ -212,6 +214,7 @@ export function fullCycleStats(
   return {
     connections,
     perSec: answered.length / (elapsedMs / 1000),
+    runsPerSec: runs.map((run) => run.answered.length / (run.elapsedMs / 1000)),
     completed: answered.length,
     latency: summarize(answered.map((entry) => entry.answeredAt - entry.sentAt)),
     bareAckPerSec: Math.max(...bareRuns.map((group) => ackStats(group).perSec)),

@@ -218,10 +218,19 @@ export function printReport(results: Results): void {
       '\n2. Full cycle (/pay balance → provider → answer on response_url), provider 0 ms',
     );
     printTable(
-      ['users', 'commands/s', 'bare acks/s in turns', 'share', 'p50 ms', 'p99 ms'],
+      [
+        'users',
+        'commands/s',
+        'runs, slowest–fastest',
+        'bare acks/s in turns',
+        'share',
+        'p50 ms',
+        'p99 ms',
+      ],
       engine.fullCycle.map((run) => [
         String(run.connections),
         rate(run.perSec),
+        `${Math.min(...run.runsPerSec).toFixed(0)}–${rate(Math.max(...run.runsPerSec))}`,
         rate(run.bareAckPerSec),
         percent(fullCycleShare(run)),
         fixed(run.latency.p50),

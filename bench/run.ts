@@ -79,7 +79,7 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
     saturateSlices: 4,
     saturateCap: 6_000,
     fullCycleConnections: [10, 100],
-    fullCycleSlices: 4,
+    fullCycleSlices: 8,
     fullCycleRunMs: 1_500,
     sequentialApprovals: 200,
     bulkApprovals: 1_000,

@@ -165,17 +165,10 @@ async function main(): Promise<void> {
       const store = await open();
       cleanup.add(() => store.dispose());
       // A fresh sandbox and emulation for each store: neither carries the other store's run.
-      const sandbox = await startPaymentsSandbox({ latencyMs: 0 });
-      const emulation = await startSlackEmulation();
-      const arrivals = new Arrivals(emulation, sandbox);
-      const requests = new SlackRequests(emulation);
-      const setup = { ctx: { requests, load, arrivals, plan }, sandbox, emulation, bare, profile };
-      try {
-        engines.push(await benchEngine(setup, store));
-      } finally {
-        arrivals.close();
-        await Promise.all([sandbox.close(), emulation.close()]);
-      }
+      const engine = await withFreshPartners(plan, load, (partners) =>
+        benchEngine({ ...partners, bare, profile }, store),
+      );
+      engines.push(engine);
     }
     barePeak.stop();
     let noiseFloor: NoiseFloorRow[] = [];
@@ -398,26 +391,43 @@ async function measureNoiseFloor(
   load: LoadWorker,
   bare: ChildApp,
 ): Promise<NoiseFloorRow[]> {
+  return withFreshPartners(plan, load, async ({ ctx }) => {
+    const twin = await startBare('bare-bolt-twin');
+    try {
+      // The twin only acks: any request number and message will do for its clicks.
+      const decided: Card = { id: 1, ts: '1700000000.000100' };
+      await warmUpAlike(ctx, [twin, bare], decided);
+      const fixedRate = ackLoads(plan, 0).filter(({ label }) => label !== 'max');
+      const rows = await ackMatrix({ ctx, bare }, twin, decided, 0, fixedRate);
+      return rows.map(({ request, load: label, connections, payops, bare }) => ({
+        request,
+        load: label,
+        connections,
+        twin: payops,
+        bare,
+      }));
+    } finally {
+      await twin.stop();
+    }
+  });
+}
+
+/**
+ * A new Payments sandbox and Slack emulation (provider at 0 ms) for `work`, closed after it:
+ * no phase carries what another phase sent them.
+ */
+async function withFreshPartners<T>(
+  plan: BenchPlan,
+  load: LoadWorker,
+  work: (partners: Pick<Setup, 'ctx' | 'sandbox' | 'emulation'>) => Promise<T>,
+): Promise<T> {
   const sandbox = await startPaymentsSandbox({ latencyMs: 0 });
   const emulation = await startSlackEmulation();
   const arrivals = new Arrivals(emulation, sandbox);
-  const twin = await startBare('bare-bolt-twin');
   try {
     const ctx = { requests: new SlackRequests(emulation), load, arrivals, plan };
-    // The twin only acks: any request number and message will do for its clicks.
-    const decided: Card = { id: 1, ts: '1700000000.000100' };
-    await warmUpAlike(ctx, [twin, bare], decided);
-    const fixedRate = ackLoads(plan, 0).filter(({ label }) => label !== 'max');
-    const rows = await ackMatrix({ ctx, bare }, twin, decided, 0, fixedRate);
-    return rows.map(({ request, load: label, connections, payops, bare }) => ({
-      request,
-      load: label,
-      connections,
-      twin: payops,
-      bare,
-    }));
+    return await work({ ctx, sandbox, emulation });
   } finally {
-    await twin.stop();
     arrivals.close();
     await Promise.all([sandbox.close(), emulation.close()]);
   }

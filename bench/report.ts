@@ -98,9 +98,9 @@ export function checkTargets(results: Omit<Results, 'targets'>): TargetCheck[] {
     const fixedRate = engine.ack.filter((row) => row.load !== 'max');
     for (const providerMs of [0, 2000]) {
       const rows = fixedRate.filter((row) => row.providerMs === providerMs);
-      const worst = maxBy(rows, (row) => row.payops.p99 / row.bare.p99);
+      const worst = maxBy(rows, (row) => p99Ratio(row.payops, row.bare));
       if (worst) {
-        const ratio = worst.payops.p99 / worst.bare.p99;
+        const ratio = p99Ratio(worst.payops, worst.bare);
         checks.push({
           target: `${engine.engine}: ack p99 ≤ ${ACK_P99_RATIO}× bare, provider ${providerMs} ms`,
           measured: `worst ${ratio.toFixed(2)}× (${ms(worst.payops.p99)} vs ${ms(worst.bare.p99)}, ${cell(worst)})`,
@@ -283,7 +283,7 @@ function latencyColumns(subject: AckStats, bare: AckStats): string[] {
     fixed(subject.p99),
     fixed(bare.p50),
     fixed(bare.p99),
-    (subject.p99 / bare.p99).toFixed(2),
+    p99Ratio(subject, bare).toFixed(2),
   ];
 }
 
@@ -292,7 +292,7 @@ function latencyColumns(subject: AckStats, bare: AckStats): string[] {
  * payops miss of a few cells means.
  */
 function noiseFloorSummary(rows: readonly NoiseFloorRow[]): string {
-  const ratio = (row: NoiseFloorRow) => row.twin.p99 / row.bare.p99;
+  const ratio = (row: NoiseFloorRow) => p99Ratio(row.twin, row.bare);
   const worst = maxBy(rows, ratio);
   if (!worst) return 'Noise floor: not measured (quick mode)';
   const over = rows.filter((row) => ratio(row) > ACK_P99_RATIO).length;
@@ -315,6 +315,11 @@ function printTable(headers: string[], rows: string[][]): void {
       .trimEnd();
   console.log(line(headers));
   for (const row of rows) console.log(line(row));
+}
+
+/** What the ack target judges: an app's p99 over the bare app's, in the same cell. */
+function p99Ratio(subject: AckStats, bare: AckStats): number {
+  return subject.p99 / bare.p99;
 }
 
 function maxBy<T>(items: readonly T[], value: (item: T) => number): T | undefined {

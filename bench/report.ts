@@ -58,6 +58,8 @@ export interface EngineResults {
 
 export interface Results {
   mode: 'quick' | 'full';
+  /** Launches of each app the ack cells were pooled over, per store and for the noise floor. */
+  launches: number;
   machine: Machine;
   startedAt: string;
   elapsedSec: number;
@@ -184,7 +186,7 @@ export function checkTargets(results: Omit<Results, 'targets'>): TargetCheck[] {
 export function printReport(results: Results): void {
   const { machine } = results;
   console.log(
-    `\npayops bench (${results.mode}) · ${machine.cpus} × ${machine.cpuModel} · Node ${machine.node} · ${results.elapsedSec.toFixed(0)} s · CPU stolen by the host: ${machine.stealPct.toFixed(1)} %`,
+    `\npayops bench (${results.mode}) · ${machine.cpus} × ${machine.cpuModel} · Node ${machine.node} · ${results.elapsedSec.toFixed(0)} s · CPU stolen by the host: ${machine.stealPct.toFixed(1)} % · ack cells pooled over ${results.launches} launch${results.launches === 1 ? '' : 'es'} of each app`,
   );
   for (const engine of results.engines) {
     console.log(`\n== ${engine.engine} ==\n\n1. Ack latency (ms): payops vs bare Bolt, same run`);

@@ -27,6 +27,7 @@ import {
   checkTargets,
   type EngineResults,
   type Machine,
+  type Memory,
   type NoiseFloorRow,
   printReport,
   type Results,
@@ -36,12 +37,14 @@ import { type Card, SlackRequests } from './slack-requests.ts';
 import { type BenchStore, embeddedStore, postgresStore } from './stores.ts';
 
 /**
- * `npm run bench` (a few minutes) and `npm run bench:quick` (under a minute): payops against a
- * bare Bolt app, both compiled and run as child processes, with the Payments sandbox, the Slack emulation and the
- * load generator (in a worker thread) in this process, all on 127.0.0.1. payops runs once on
- * embedded PGlite and once on PostgreSQL when DATABASE_URL or TEST_DATABASE_URL names a server
- * (a fresh database is created there for the run and dropped after it).
+ * `npm run bench` (about half an hour) and `npm run bench:quick` (a minute or two): payops against
+ * a bare Bolt app, both compiled and run as child processes, with the Payments sandbox, the Slack
+ * emulation and the load generator (in a worker thread) in this process, all on 127.0.0.1.
+ * payops runs on embedded PGlite and on PostgreSQL when DATABASE_URL or TEST_DATABASE_URL names
+ * a server (a fresh database is created there for the run and dropped after it), launched
+ * `BenchPlan.launches` times on each, with a fresh bare app beside each launch.
  * `--profile` starts the payops children with `--cpu-prof` (profiles land in bench/results/profiles).
+ * `--launches=N` launches each app N times for the ack cells instead of the plan's count.
  */
 
 const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url));
@@ -67,6 +70,15 @@ interface BenchPlan extends Plan {
   idleSettleMs: number;
   /** Measure the bare app against its twin (`measureNoiseFloor`): a few minutes. */
   noiseFloor: boolean;
+  /**
+   * How many times each app is launched for the ack cells: on each store a fresh payops and a
+   * fresh bare app per launch (the twin and its bare app alike), each cell's runs dealt over the
+   * launches and pooled. Two launches of one build can differ by a third in p99 for as long as
+   * they run (session 13), so a cell measured on one launch of each app is partly a draw of
+   * launches; pooled over several, that draw evens out. Each launch costs a start-up and a
+   * warm-up (about a minute); the runs per cell stay the same.
+   */
+  launches: number;
 }
 
 const PLANS: Record<Results['mode'], BenchPlan> = {
@@ -88,6 +100,7 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
     settlingWarmUpMs: 15_000,
     idleSettleMs: 1_000,
     noiseFloor: true,
+    launches: 3,
   },
   quick: {
     rates: [100, 500],
@@ -108,6 +121,7 @@ const PLANS: Record<Results['mode'], BenchPlan> = {
     idleSettleMs: 300,
     // Its twin barely warmed up, a quick run's noise floor would say nothing.
     noiseFloor: false,
+    launches: 1,
   },
 };
 
@@ -130,12 +144,23 @@ class Cleanup {
   }
 }
 
-interface Setup {
+interface Partners {
   ctx: BenchContext & { plan: BenchPlan };
   sandbox: PaymentsSandbox;
   emulation: SlackEmulation;
+}
+
+/** One launch of the apps: its partners, its bare app, and which launch it is, from 0. */
+interface Setup extends Partners {
   bare: ChildApp;
   profile: boolean;
+  launch: number;
+}
+
+/** One ack cell's runs of each app in one launch; `pooled` makes them an `AckRow`. */
+interface AckCellRuns extends Omit<AckRow, 'payops' | 'bare'> {
+  payops: LoadResult[];
+  bare: LoadResult[];
 }
 
 async function main(): Promise<void> {
@@ -150,34 +175,24 @@ async function main(): Promise<void> {
     cleanup.run().finally(() => process.exit(130));
   });
   try {
-    const plan = PLANS[mode];
+    const plan = planWith(PLANS[mode], launchesOption());
     progress('building payops and the bare app (both run compiled, as in production)');
     buildApps();
     const load = new LoadWorker();
     cleanup.add(() => load.close());
-    const bare = await startBare('bare-bolt');
-    cleanup.add(() => bare.stop());
-    const bareIdleMb = await idleRss(bare, plan);
-    const barePeak = new PeakRss([bare]);
-    cleanup.add(() => barePeak.stop());
     const engines: EngineResults[] = [];
+    const bareMemories: Memory[] = [];
     for (const open of storesToRun()) {
       const store = await open();
       cleanup.add(() => store.dispose());
-      // A fresh sandbox and emulation for each store: neither carries the other store's run.
-      const engine = await withFreshPartners(plan, load, (partners) =>
-        benchEngine({ ...partners, bare, profile }, store),
-      );
+      const { engine, bareMemory } = await benchEngine(plan, load, store, profile);
       engines.push(engine);
+      bareMemories.push(bareMemory);
     }
-    barePeak.stop();
-    let noiseFloor: NoiseFloorRow[] = [];
-    if (plan.noiseFloor) {
-      progress('noise floor: the bare app against a second copy of itself');
-      noiseFloor = await measureNoiseFloor(plan, load, bare);
-    }
+    const noiseFloor = plan.noiseFloor ? await measureNoiseFloor(plan, load) : [];
     const partial = {
       mode,
+      launches: plan.launches,
       machine: machine(cpuAtStart),
       startedAt: startedAt.toISOString(),
       elapsedSec: (Date.now() - startedAt.getTime()) / 1000,
@@ -188,7 +203,10 @@ async function main(): Promise<void> {
             .map((row) => row.bare.perSec),
         ),
       ),
-      bareMemory: { idleMb: bareIdleMb, peakMb: barePeak.peakMb(bare) },
+      bareMemory: {
+        idleMb: bareMemories[0]?.idleMb ?? Number.NaN,
+        peakMb: Math.max(...bareMemories.map((memory) => memory.peakMb)),
+      },
       engines,
       noiseFloor,
     };
@@ -199,6 +217,27 @@ async function main(): Promise<void> {
   } finally {
     await cleanup.run();
   }
+}
+
+/** `--launches=N`: N launches of each app instead of the plan's (`BenchPlan.launches`). */
+function launchesOption(): number | undefined {
+  const option = process.argv.find((arg) => arg.startsWith('--launches='));
+  if (option === undefined) return undefined;
+  const launches = Number(option.slice('--launches='.length));
+  if (!Number.isInteger(launches) || launches < 1) {
+    throw new UsageError(`${option} is not a whole number of launches, 1 or more`);
+  }
+  return launches;
+}
+
+/** The plan with `launches` if given: no more than a fixed-rate cell has runs to deal out. */
+function planWith(plan: BenchPlan, launches = plan.launches): BenchPlan {
+  if (launches > plan.rateSlices) {
+    throw new UsageError(
+      `${launches} launches, but a fixed-rate cell has ${plan.rateSlices} run${plan.rateSlices === 1 ? '' : 's'} per app in this mode: some launches would measure nothing`,
+    );
+  }
+  return { ...plan, launches };
 }
 
 const benchStarted = performance.now();
@@ -217,75 +256,135 @@ function storesToRun(): Array<() => Promise<BenchStore>> {
 }
 
 /**
- * Every measurement on one payops process. Order matters: with the provider at 2 s, reads pile
- * up inside payops (16 in flight, 2 s each) for minutes, so that phase comes last, and the
- * process is stopped rather than drained after it.
+ * Every measurement of payops on one store, over `plan.launches` launches, each a fresh payops
+ * and a fresh bare app on a fresh sandbox and emulation. The ack cells are pooled over the
+ * launches; the full cycle, the approvals and the idle RSS are the first launch's, and a peak
+ * RSS is the highest of any launch.
  */
-async function benchEngine(setup: Setup, store: BenchStore): Promise<EngineResults> {
-  const { ctx, sandbox } = setup;
-  const step = (what: string) => progress(`${store.engine}: ${what}`);
+async function benchEngine(
+  plan: BenchPlan,
+  load: LoadWorker,
+  store: BenchStore,
+  profile: boolean,
+): Promise<{ engine: EngineResults; bareMemory: Memory }> {
   // PGlite's first start runs initdb, whose memory the process keeps for good; a restart on
   // the same folder (every start after the first) does not. Both are reported; the load runs
-  // on the restarted process.
+  // on restarted processes.
   let firstStartIdleMb: number | undefined;
   if (store.engine === 'pglite') {
-    step('first start on a fresh folder');
-    const first = await startPayops(setup, store, 'first-start');
-    try {
-      firstStartIdleMb = await idleRss(first, ctx.plan);
-    } finally {
-      await first.stop();
-    }
+    progress('pglite: first start on a fresh folder');
+    firstStartIdleMb = await withFreshPartners(plan, load, (partners) =>
+      running(startPayops({ ...partners, profile }, store, 'first-start'), (first) =>
+        idleRss(first, plan),
+      ),
+    );
   }
-  step('start');
-  const payops = await startPayops(setup, store, 'load');
-  try {
-    const idleMb = await idleRss(payops, ctx.plan);
-    const peak = new PeakRss([payops]);
-    // Where memory grows: each step's progress line says the peak so far.
-    // And the bench's own heap: the sandbox and the emulation keep what they were sent.
-    const measured = (what: string) =>
-      step(
-        `${what} (payops RSS peak so far ${peak.peakMb(payops).toFixed(0)} MB; bench heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB)`,
-      );
-    // A request decided before any load: Approve clicks on it are refused, which keeps click
-    // runs on the acknowledgement path (and the provider out of them).
-    const decided = (await createRequests(ctx, payops, 1)).cards[0] as Card;
-    await approveOneByOne(ctx, payops, [decided]);
-    await warmUp(setup, payops, decided);
-
-    measured('ack latency, provider 0 ms');
-    const ack = await ackMatrix(setup, payops, decided, 0);
-    measured('full cycle');
-    const fullCycles = [];
-    for (const users of ctx.plan.fullCycleConnections) {
-      fullCycles.push(await fullCycleCell(setup, payops, decided, users));
-    }
-    measured('approvals');
-    const sequential = ctx.plan.sequentialApprovals;
-    const created = await createRequests(ctx, payops, sequential + ctx.plan.bulkApprovals);
-    const clickToProvider = await approveOneByOne(ctx, payops, created.cards.slice(0, sequential));
-    const bulkApprovals = await approveInBulk(ctx, payops, created.cards.slice(sequential));
-    ctx.arrivals.forgetSeen();
-
-    measured(`ack latency, provider ${SLOW_PROVIDER_MS} ms`);
-    sandbox.setLatency(SLOW_PROVIDER_MS);
-    ack.push(...(await ackMatrix(setup, payops, decided, SLOW_PROVIDER_MS)));
-    peak.stop();
-    measured('done');
-    return {
+  const launches: LaunchResults[] = [];
+  for (let launch = 0; launch < plan.launches; launch++) {
+    launches.push(
+      await withFreshPartners(plan, load, (partners) =>
+        benchLaunch({ ...partners, profile, launch }, store),
+      ),
+    );
+  }
+  const [first] = launches;
+  if (!first?.once) throw new Error('bench: a plan needs at least one launch');
+  const highest = (peak: (launch: LaunchResults) => number) => Math.max(...launches.map(peak));
+  return {
+    engine: {
       engine: store.engine,
-      ack,
-      fullCycle: fullCycles,
-      clickToProvider,
-      createdPerSec: created.perSec,
-      bulkApprovals,
-      memory: { idleMb, peakMb: peak.peakMb(payops), firstStartIdleMb },
-    };
-  } finally {
-    await payops.stop();
-    step('stopped');
+      ack: pooled(launches.map((launch) => launch.ack)),
+      ...first.once,
+      memory: {
+        idleMb: first.payopsMemory.idleMb,
+        peakMb: highest((launch) => launch.payopsMemory.peakMb),
+        firstStartIdleMb,
+      },
+    },
+    bareMemory: {
+      idleMb: first.bareMemory.idleMb,
+      peakMb: highest((launch) => launch.bareMemory.peakMb),
+    },
+  };
+}
+
+interface LaunchResults {
+  ack: AckCellRuns[];
+  /** What only the first launch measures. */
+  once?: Pick<EngineResults, 'fullCycle' | 'clickToProvider' | 'createdPerSec' | 'bulkApprovals'>;
+  payopsMemory: Memory;
+  bareMemory: Memory;
+}
+
+/**
+ * One launch of payops and the bare app on one store. Order matters: with the provider at 2 s,
+ * reads pile up inside payops (16 in flight, 2 s each) for minutes, so that phase comes last,
+ * and the process is stopped rather than drained after it.
+ */
+async function benchLaunch(launch: Omit<Setup, 'bare'>, store: BenchStore): Promise<LaunchResults> {
+  const { ctx, sandbox } = launch;
+  const name = `${store.engine}, launch ${launch.launch + 1} of ${ctx.plan.launches}`;
+  const step = (what: string) => progress(`${name}: ${what}`);
+  step('start');
+  const number = launch.launch + 1;
+  return running(startBare(`bare-bolt-${store.engine}-${number}`), (bare) =>
+    running(startPayops(launch, store, `load-${number}`), async (payops) => {
+      const setup: Setup = { ...launch, bare };
+      const idleMb = await idleRss(payops, ctx.plan);
+      const bareIdleMb = bare.rssMb();
+      const peak = new PeakRss([payops, bare]);
+      // Where memory grows: each step's progress line says the peak so far.
+      // And the bench's own heap: the sandbox and the emulation keep what they were sent.
+      const measured = (what: string) =>
+        step(
+          `${what} (payops RSS peak so far ${peak.peakMb(payops).toFixed(0)} MB; bench heap ${(process.memoryUsage().heapUsed / 2 ** 20).toFixed(0)} MB)`,
+        );
+      // A request decided before any load: Approve clicks on it are refused, which keeps click
+      // runs on the acknowledgement path (and the provider out of them).
+      const decided = (await createRequests(ctx, payops, 1)).cards[0] as Card;
+      await approveOneByOne(ctx, payops, [decided]);
+      await warmUp(setup, payops, decided);
+
+      measured('ack latency, provider 0 ms');
+      const ack = await ackMatrix(setup, payops, decided, 0);
+      const once =
+        launch.launch === 0 ? await measureOnce(setup, payops, decided, measured) : undefined;
+
+      measured(`ack latency, provider ${SLOW_PROVIDER_MS} ms`);
+      sandbox.setLatency(SLOW_PROVIDER_MS);
+      ack.push(...(await ackMatrix(setup, payops, decided, SLOW_PROVIDER_MS)));
+      peak.stop();
+      measured('done');
+      return {
+        ack,
+        once,
+        payopsMemory: { idleMb, peakMb: peak.peakMb(payops) },
+        bareMemory: { idleMb: bareIdleMb, peakMb: peak.peakMb(bare) },
+      };
+    }),
+  );
+}
+
+/** The full cycle and the approvals, measured on the first launch only. */
+async function measureOnce(
+  setup: Setup,
+  payops: ChildApp,
+  decided: Card,
+  measured: (what: string) => void,
+): Promise<NonNullable<LaunchResults['once']>> {
+  const { ctx } = setup;
+  measured('full cycle');
+  const fullCycle = [];
+  for (const users of ctx.plan.fullCycleConnections) {
+    fullCycle.push(await fullCycleCell(setup, payops, decided, users));
   }
+  measured('approvals');
+  const sequential = ctx.plan.sequentialApprovals;
+  const created = await createRequests(ctx, payops, sequential + ctx.plan.bulkApprovals);
+  const clickToProvider = await approveOneByOne(ctx, payops, created.cards.slice(0, sequential));
+  const bulkApprovals = await approveInBulk(ctx, payops, created.cards.slice(sequential));
+  ctx.arrivals.forgetSeen();
+  return { fullCycle, clickToProvider, createdPerSec: created.perSec, bulkApprovals };
 }
 
 /**
@@ -340,76 +439,107 @@ async function warmUpAlike(
  * Ack latency of `subject` (payops) and the bare app, cell by cell: by default each fixed rate
  * over each number of connections, and saturation (`max`) with the provider at 0 ms. At 2 s,
  * clicks go first and `/pay balance` answers are not waited for: they take minutes to drain.
+ * Each cell gets this launch's share of its runs (`slicesInLaunch`).
  */
 async function ackMatrix(
-  setup: Pick<Setup, 'ctx' | 'bare'>,
+  setup: Pick<Setup, 'ctx' | 'bare' | 'launch'>,
   subject: ChildApp,
   decided: Card,
   providerMs: number,
   loads = ackLoads(setup.ctx.plan, providerMs),
-): Promise<AckRow[]> {
+): Promise<AckCellRuns[]> {
+  const { ctx, bare, launch } = setup;
   const requests: AckRequest[] = providerMs === 0 ? ['balance', 'click'] : ['click', 'balance'];
-  const rows: AckRow[] = [];
+  const cells: AckCellRuns[] = [];
   for (const request of requests) {
     const settle = providerMs === 0 || request === 'click';
     for (const [index, { label, load }] of loads.entries()) {
       const measure = (app: ChildApp) =>
-        ackRun(setup.ctx, app, request, load, {
+        ackRun(ctx, app, request, load, {
           decided,
           settle: settle && app.answersOnResponseUrl,
         });
-      const { rateSlices, saturateSlices } = setup.ctx.plan;
+      const { rateSlices, saturateSlices } = ctx.plan;
+      const slices = load.shape.kind === 'rate' ? rateSlices : saturateSlices;
       const runs = await inTurns(
-        load.shape.kind === 'rate' ? rateSlices : saturateSlices,
-        index,
+        slicesInLaunch(slices, ctx.plan, launch),
+        index + launch,
         () => measure(subject),
-        () => measure(setup.bare),
+        () => measure(bare),
       );
-      rows.push({
+      cells.push({
         providerMs,
         request,
         load: label,
         connections: load.connections,
-        payops: ackStats(runs.payops),
-        bare: ackStats(runs.bare),
+        ...runs,
       });
-      setup.ctx.arrivals.forgetSeen();
+      ctx.arrivals.forgetSeen();
     }
   }
-  return rows;
+  return cells;
+}
+
+/** This launch's share of a cell's `slices` runs per app, dealt as evenly as they go. */
+function slicesInLaunch(slices: number, plan: BenchPlan, launch: number): number {
+  return Math.floor(slices / plan.launches) + (launch < slices % plan.launches ? 1 : 0);
+}
+
+/** Each cell's runs of every launch, pooled: percentiles over all their samples. */
+function pooled(launches: ReadonlyArray<readonly AckCellRuns[]>): AckRow[] {
+  const key = (cell: AckCellRuns) =>
+    `${cell.providerMs} ${cell.request} ${cell.load} ${cell.connections}`;
+  return (launches[0] ?? []).map((cell, index) => {
+    const runs = launches.map((launch) => launch[index]);
+    // Every launch measures the same cells in the same order; pooling others would mislead.
+    if (runs.some((other) => other === undefined || key(other) !== key(cell))) {
+      throw new Error(`bench: launches measured different cells at ${key(cell)}`);
+    }
+    const all = runs as AckCellRuns[];
+    return {
+      ...cell,
+      payops: ackStats(all.flatMap((other) => other.payops)),
+      bare: ackStats(all.flatMap((other) => other.bare)),
+    };
+  });
 }
 
 /**
  * The bare app against a second copy of itself (its twin), over the fixed-rate cells of the ack
- * matrix, in turns, exactly as payops is measured: what p99 ratios two identical apps show on
- * this machine with this many samples. A ratio payops shows that its twin also shows is this
- * machine's noise, not payops. Measured once, after both stores (nothing here reads a store or
- * calls the provider), on a fresh sandbox and emulation, both apps warmed up alike first.
+ * matrix, in turns and over as many launches of both, exactly as payops is measured: what p99
+ * ratios two identical apps show on this machine with this many samples. A ratio payops shows
+ * that its twin also shows is this machine's noise, not payops. Measured after both stores
+ * (nothing here reads a store or calls the provider), each launch on a fresh sandbox and
+ * emulation, both apps warmed up alike first.
  */
-async function measureNoiseFloor(
-  plan: BenchPlan,
-  load: LoadWorker,
-  bare: ChildApp,
-): Promise<NoiseFloorRow[]> {
-  return withFreshPartners(plan, load, async ({ ctx }) => {
-    const twin = await startBare('bare-bolt-twin');
-    try {
-      // The twin only acks: any request number and message will do for its clicks.
-      const decided: Card = { id: 1, ts: '1700000000.000100' };
-      await warmUpAlike(ctx, [twin, bare], decided);
-      const fixedRate = ackLoads(plan, 0).filter(({ label }) => label !== 'max');
-      const rows = await ackMatrix({ ctx, bare }, twin, decided, 0, fixedRate);
-      return rows.map(({ request, load: label, connections, payops, bare }) => ({
-        request,
-        load: label,
-        connections,
-        twin: payops,
-        bare,
-      }));
-    } finally {
-      await twin.stop();
-    }
-  });
+async function measureNoiseFloor(plan: BenchPlan, load: LoadWorker): Promise<NoiseFloorRow[]> {
+  // The twin only acks: any request number and message will do for its clicks.
+  const decided: Card = { id: 1, ts: '1700000000.000100' };
+  const fixedRate = ackLoads(plan, 0).filter(({ label }) => label !== 'max');
+  const launches: AckCellRuns[][] = [];
+  for (let launch = 0; launch < plan.launches; launch++) {
+    const number = launch + 1;
+    progress(
+      `noise floor, launch ${number} of ${plan.launches}: the bare app against a second copy of itself`,
+    );
+    launches.push(
+      await withFreshPartners(plan, load, ({ ctx }) =>
+        running(startBare(`bare-bolt-${number}-twin`), (twin) =>
+          running(startBare(`bare-bolt-${number}-for-twin`), async (bare) => {
+            await warmUpAlike(ctx, [twin, bare], decided);
+            return ackMatrix({ ctx, bare, launch }, twin, decided, 0, fixedRate);
+          }),
+        ),
+      ),
+    );
+  }
+  return pooled(launches).map(({ request, load: label, connections, payops, bare }) => ({
+    request,
+    load: label,
+    connections,
+    twin: payops,
+    bare,
+  }));
 }
 
 /**
@@ -419,7 +549,7 @@ async function measureNoiseFloor(
 async function withFreshPartners<T>(
   plan: BenchPlan,
   load: LoadWorker,
-  work: (partners: Pick<Setup, 'ctx' | 'sandbox' | 'emulation'>) => Promise<T>,
+  work: (partners: Partners) => Promise<T>,
 ): Promise<T> {
   const sandbox = await startPaymentsSandbox({ latencyMs: 0 });
   const emulation = await startSlackEmulation();
@@ -430,6 +560,19 @@ async function withFreshPartners<T>(
   } finally {
     arrivals.close();
     await Promise.all([sandbox.close(), emulation.close()]);
+  }
+}
+
+/** An app started for `work` and stopped after it, whatever happens. */
+async function running<T>(
+  starting: Promise<ChildApp>,
+  work: (app: ChildApp) => Promise<T>,
+): Promise<T> {
+  const app = await starting;
+  try {
+    return await work(app);
+  } finally {
+    await app.stop();
   }
 }
 
@@ -526,7 +669,11 @@ function ackLoads(plan: Plan, providerMs: number): Array<{ label: string; load: 
   return loads;
 }
 
-function startPayops(setup: Setup, store: BenchStore, run: string): Promise<ChildApp> {
+function startPayops(
+  setup: Pick<Setup, 'sandbox' | 'emulation' | 'profile'>,
+  store: BenchStore,
+  run: string,
+): Promise<ChildApp> {
   const { sandbox, emulation } = setup;
   return ChildApp.start({
     name: `payops-${store.engine}`,
@@ -587,4 +734,11 @@ function cpuTimes(): CpuTimes {
   return { total: fields.reduce((sum, value) => sum + value, 0), steal: fields[7] ?? 0 };
 }
 
-await main();
+/** A bad option: said in one line, without a stack. */
+class UsageError extends Error {}
+
+await main().catch((error: unknown) => {
+  if (!(error instanceof UsageError)) throw error;
+  console.error(`bench: ${error.message}`);
+  process.exitCode = 2;
+});

@@ -24,6 +24,16 @@ export interface AckRow {
   connections: number;
   payops: AckStats;
   bare: AckStats;
+  p99ByLaunch: LaunchP99[];
+}
+
+/**
+ * One launch's own p99 of a cell: the app measured (payops, or the twin) and the bare app
+ * launched beside it. How far one app's launches land apart is the noise pooling spreads.
+ */
+export interface LaunchP99 {
+  subject: number;
+  bare: number;
 }
 
 /**
@@ -36,6 +46,7 @@ export interface NoiseFloorRow {
   connections: number;
   twin: AckStats;
   bare: AckStats;
+  p99ByLaunch: LaunchP99[];
 }
 
 export interface Memory {
@@ -103,9 +114,10 @@ export function checkTargets(results: Omit<Results, 'targets'>): TargetCheck[] {
       const worst = maxBy(rows, (row) => p99Ratio(row.payops, row.bare));
       if (worst) {
         const ratio = p99Ratio(worst.payops, worst.bare);
+        const mean = geometricMean(rows.map((row) => p99Ratio(row.payops, row.bare)));
         checks.push({
           target: `${engine.engine}: ack p99 ≤ ${ACK_P99_RATIO}× bare, provider ${providerMs} ms`,
-          measured: `worst ${ratio.toFixed(2)}× (${ms(worst.payops.p99)} vs ${ms(worst.bare.p99)}, ${cell(worst)})`,
+          measured: `worst ${ratio.toFixed(2)}× (${ms(worst.payops.p99)} vs ${ms(worst.bare.p99)}, ${cell(worst)}); geometric mean of ${rows.length} cells ${mean.toFixed(2)}×`,
           pass: ratio <= ACK_P99_RATIO,
         });
       }
@@ -261,6 +273,31 @@ export function printReport(results: Results): void {
     results.targets.map((check) => [check.pass ? 'PASS' : 'MISS', check.target, check.measured]),
   );
   console.log(`\n${noiseFloorSummary(results.noiseFloor)}`);
+  if (results.launches > 1) console.log(launchSpread(results));
+}
+
+/**
+ * Not a target: how far each app's launches land apart in the fixed-rate cells (each cell's
+ * highest launch p99 over its lowest), which is what pooling over launches spreads over both.
+ */
+function launchSpread(results: Results): string {
+  const spread = (p99s: number[]) => Math.max(...p99s) / Math.min(...p99s);
+  const describe = (spreads: number[]) =>
+    `${geometricMean(spreads).toFixed(2)}× (worst ${Math.max(...spreads).toFixed(2)}×)`;
+  const payops = results.engines.flatMap((engine) =>
+    engine.ack.filter((row) => row.load !== 'max'),
+  );
+  const bare = [...payops, ...results.noiseFloor];
+  const parts = [
+    `payops ${describe(payops.map((row) => spread(row.p99ByLaunch.map((launch) => launch.subject))))}`,
+    `bare app ${describe(bare.map((row) => spread(row.p99ByLaunch.map((launch) => launch.bare))))}`,
+  ];
+  if (results.noiseFloor.length > 0) {
+    parts.push(
+      `twin ${describe(results.noiseFloor.map((row) => spread(row.p99ByLaunch.map((launch) => launch.subject))))}`,
+    );
+  }
+  return `Launch to launch (not a target): a fixed-rate cell's p99 on one app's highest launch over its lowest, geometric mean over the cells: ${parts.join(', ')}`;
 }
 
 function printNoiseFloor(rows: readonly NoiseFloorRow[]): void {
@@ -322,6 +359,10 @@ function printTable(headers: string[], rows: string[][]): void {
 /** What the ack target judges: an app's p99 over the bare app's, in the same cell. */
 function p99Ratio(subject: AckStats, bare: AckStats): number {
   return subject.p99 / bare.p99;
+}
+
+function geometricMean(values: readonly number[]): number {
+  return Math.exp(values.reduce((sum, value) => sum + Math.log(value), 0) / values.length);
 }
 
 function maxBy<T>(items: readonly T[], value: (item: T) => number): T | undefined {

@@ -158,7 +158,7 @@ interface Setup extends Partners {
 }
 
 /** One ack cell's runs of each app in one launch; `pooled` makes them an `AckRow`. */
-interface AckCellRuns extends Omit<AckRow, 'payops' | 'bare'> {
+interface AckCellRuns extends Omit<AckRow, 'payops' | 'bare' | 'p99ByLaunch'> {
   payops: LoadResult[];
   bare: LoadResult[];
 }
@@ -318,18 +318,17 @@ interface LaunchResults {
 
 /**
  * One launch of payops and the bare app on one store. Order matters: with the provider at 2 s,
- * reads pile up inside payops (16 in flight, 2 s each) for minutes, so that phase comes last,
- * and the process is stopped rather than drained after it.
+ * reads pile up inside payops (16 in flight, 2 s each) for minutes, so that phase comes last.
  */
-async function benchLaunch(launch: Omit<Setup, 'bare'>, store: BenchStore): Promise<LaunchResults> {
-  const { ctx, sandbox } = launch;
-  const name = `${store.engine}, launch ${launch.launch + 1} of ${ctx.plan.launches}`;
-  const step = (what: string) => progress(`${name}: ${what}`);
+async function benchLaunch(base: Omit<Setup, 'bare'>, store: BenchStore): Promise<LaunchResults> {
+  const { ctx, sandbox } = base;
+  const number = base.launch + 1;
+  const step = (what: string) =>
+    progress(`${store.engine}, launch ${number} of ${ctx.plan.launches}: ${what}`);
   step('start');
-  const number = launch.launch + 1;
   return running(startBare(`bare-bolt-${store.engine}-${number}`), (bare) =>
-    running(startPayops(launch, store, `load-${number}`), async (payops) => {
-      const setup: Setup = { ...launch, bare };
+    running(startPayops(base, store, `load-${number}`), async (payops) => {
+      const setup: Setup = { ...base, bare };
       const idleMb = await idleRss(payops, ctx.plan);
       const bareIdleMb = bare.rssMb();
       const peak = new PeakRss([payops, bare]);
@@ -348,13 +347,16 @@ async function benchLaunch(launch: Omit<Setup, 'bare'>, store: BenchStore): Prom
       measured('ack latency, provider 0 ms');
       const ack = await ackMatrix(setup, payops, decided, 0);
       const once =
-        launch.launch === 0 ? await measureOnce(setup, payops, decided, measured) : undefined;
+        base.launch === 0 ? await measureOnce(setup, payops, decided, measured) : undefined;
 
       measured(`ack latency, provider ${SLOW_PROVIDER_MS} ms`);
       sandbox.setLatency(SLOW_PROVIDER_MS);
       ack.push(...(await ackMatrix(setup, payops, decided, SLOW_PROVIDER_MS)));
       peak.stop();
       measured('done');
+      // Its backlog of reads then drains in a second or two, and payops stops by itself on
+      // SIGTERM instead of being killed: the next launch opens the PGlite folder it closed.
+      sandbox.setLatency(0);
       return {
         ack,
         once,
@@ -500,6 +502,13 @@ function pooled(launches: ReadonlyArray<readonly AckCellRuns[]>): AckRow[] {
       ...cell,
       payops: ackStats(all.flatMap((other) => other.payops)),
       bare: ackStats(all.flatMap((other) => other.bare)),
+      // A launch dealt none of a cell's runs (more launches than a saturation cell has) has no p99.
+      p99ByLaunch: all
+        .filter((launch) => launch.payops.length > 0)
+        .map((launch) => ({
+          subject: ackStats(launch.payops).p99,
+          bare: ackStats(launch.bare).p99,
+        })),
     };
   });
 }
@@ -533,13 +542,16 @@ async function measureNoiseFloor(plan: BenchPlan, load: LoadWorker): Promise<Noi
       ),
     );
   }
-  return pooled(launches).map(({ request, load: label, connections, payops, bare }) => ({
-    request,
-    load: label,
-    connections,
-    twin: payops,
-    bare,
-  }));
+  return pooled(launches).map(
+    ({ request, load: label, connections, payops, bare, p99ByLaunch }) => ({
+      request,
+      load: label,
+      connections,
+      twin: payops,
+      bare,
+      p99ByLaunch,
+    }),
+  );
 }
 
 /**

@@ -37,7 +37,7 @@ import { type Card, SlackRequests } from './slack-requests.ts';
 import { type BenchStore, embeddedStore, postgresStore } from './stores.ts';
 
 /**
- * `npm run bench` (about half an hour) and `npm run bench:quick` (a minute or two): payops against
+ * `npm run bench` (about half an hour) and `npm run bench:quick` (under a minute): payops against
  * a bare Bolt app, both compiled and run as child processes, with the Payments sandbox, the Slack
  * emulation and the load generator (in a worker thread) in this process, all on 127.0.0.1.
  * payops runs on embedded PGlite and on PostgreSQL when DATABASE_URL or TEST_DATABASE_URL names
@@ -76,7 +76,7 @@ interface BenchPlan extends Plan {
    * launches and pooled. Two launches of one build can differ by a third in p99 for as long as
    * they run (session 13), so a cell measured on one launch of each app is partly a draw of
    * launches; pooled over several, that draw evens out. Each launch costs a start-up and a
-   * warm-up (about a minute); the runs per cell stay the same.
+   * warm-up (about a minute and a quarter); the runs per cell stay the same.
    */
   launches: number;
 }

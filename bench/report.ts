@@ -281,22 +281,22 @@ export function printReport(results: Results): void {
  * highest launch p99 over its lowest), which is what pooling over launches spreads over both.
  */
 function launchSpread(results: Results): string {
-  const spread = (p99s: number[]) => Math.max(...p99s) / Math.min(...p99s);
-  const describe = (spreads: number[]) =>
-    `${geometricMean(spreads).toFixed(2)}× (worst ${Math.max(...spreads).toFixed(2)}×)`;
+  type Spread = { p99ByLaunch: LaunchP99[] };
+  const describe = (rows: readonly Spread[], app: keyof LaunchP99) => {
+    const spreads = rows.map((row) => {
+      const p99s = row.p99ByLaunch.map((launch) => launch[app]);
+      return Math.max(...p99s) / Math.min(...p99s);
+    });
+    return `${geometricMean(spreads).toFixed(2)}× (worst ${Math.max(...spreads).toFixed(2)}×)`;
+  };
   const payops = results.engines.flatMap((engine) =>
     engine.ack.filter((row) => row.load !== 'max'),
   );
-  const bare = [...payops, ...results.noiseFloor];
   const parts = [
-    `payops ${describe(payops.map((row) => spread(row.p99ByLaunch.map((launch) => launch.subject))))}`,
-    `bare app ${describe(bare.map((row) => spread(row.p99ByLaunch.map((launch) => launch.bare))))}`,
+    `payops ${describe(payops, 'subject')}`,
+    `bare app ${describe([...payops, ...results.noiseFloor], 'bare')}`,
   ];
-  if (results.noiseFloor.length > 0) {
-    parts.push(
-      `twin ${describe(results.noiseFloor.map((row) => spread(row.p99ByLaunch.map((launch) => launch.subject))))}`,
-    );
-  }
+  if (results.noiseFloor.length > 0) parts.push(`twin ${describe(results.noiseFloor, 'subject')}`);
   return `Launch to launch (not a target): a fixed-rate cell's p99 on one app's highest launch over its lowest, geometric mean over the cells: ${parts.join(', ')}`;
 }
 

@@ -138,7 +138,10 @@ describe.each(engines())('crash recovery on %s', (engine) => {
 describe('the embedded store folder', () => {
   const parts = useParts('pglite');
 
-  it('a second process on the same PAYOPS_DATA_DIR refuses to start, naming the data folder in use', async () => {
+  // Two processes start on PGlite: 14 s alone on a slow 2-core VM, past 20 s beside other suites.
+  it('a second process on the same PAYOPS_DATA_DIR refuses to start, naming the data folder in use', {
+    timeout: 45_000,
+  }, async () => {
     const { sandbox, slack, store } = parts;
     const env = payopsEnvironment(sandbox, slack, store.env);
     const first = await startPayops('first', env);

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { WebClient } from '@slack/web-api';
 import { AccessControl } from './app/access.ts';
 import { ApprovalWorkflow } from './app/approvals.ts';
 import { runFirstChecks } from './app/first-checks.ts';
@@ -21,6 +20,7 @@ import {
 } from './slack/ingress.ts';
 import { ApprovalMessages } from './slack/listeners/approval-messages.ts';
 import { createSlackHttp } from './slack/slack-http.ts';
+import { PayopsWebClient } from './slack/web-client.ts';
 import type { Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { openPglite } from './store/pglite.ts';
@@ -81,9 +81,10 @@ export async function startEngine(
   }
 
   const slackHttp = createSlackHttp();
-  const web = new WebClient(config.slack.botToken, {
+  const web = new PayopsWebClient(config.slack.botToken, {
     ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
     fetch: slackHttp.fetch,
+    postForm: slackHttp.postForm,
     retryConfig: WEB_API_RETRIES,
     // Through pino, so its debug lines (request bodies, headers) get the same redaction.
     logger: boltLogger(logger),

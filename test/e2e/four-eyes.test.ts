@@ -127,6 +127,9 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     const stored = await r.bot.workflow.store.get(id);
     expect(stored?.status).toBe('submitted');
     expect(stored?.outcome?.providerId).toMatch(/^po_/);
+    // The last redraw is of the row the execution wrote, drawn without reading it again.
+    expect(final).toContain('<@U0BOB>');
+    expect(final).toContain(String(stored?.outcome?.providerId));
     const thread = await r.slack.waitForCall(
       'chat.postMessage',
       (call) => call.args.thread_ts === ts,

@@ -104,7 +104,7 @@ export function renderApprovalCard(
 ): SlackMessage {
   const labels = context.labels ?? {};
   const blocks: KnownBlock[] = [header(requestTitle(request))];
-  if (context.freeze) blocks.push(section(freezeBanner(context.freeze)));
+  if (context.freeze && freezeStops(request)) blocks.push(section(freezeBanner(context.freeze)));
   blocks.push(section(statusText(request, context.now)));
   blocks.push(section(requestFacts(request, labels).join('\n')));
   if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
@@ -118,6 +118,14 @@ export function requestTitle(request: PaymentRequest): string {
   const parts = [`#${request.id}`, OPERATIONS[request.operationId].summary];
   if (amount) parts.push(truncate(plainLine(`${amount.amount} ${amount.currency ?? ''}`), 80));
   return parts.join(' · ');
+}
+
+/**
+ * Pending, or claimed and not yet sent: what a freeze stops. A decided request's message does not
+ * say "frozen": only pending messages are redrawn at an unfreeze, so it would say so for good.
+ */
+function freezeStops(request: PaymentRequest): boolean {
+  return request.status === 'pending' || request.status === 'executing';
 }
 
 /** Pending and not yet past its expiry time: the only state in which Approve can succeed. */

@@ -1,6 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow } from '../../app/approvals.ts';
-import type { PaymentRequest } from '../../domain/approval.ts';
+import type { PaymentRequest, RequestStatus } from '../../domain/approval.ts';
 import type { Logger } from '../../logger.ts';
 import type { FreezeState } from '../../store/request-store.ts';
 import {
@@ -8,6 +8,19 @@ import {
   renderApprovalCard,
   renderThreadUpdate,
 } from '../blocks/approval-card.ts';
+
+/**
+ * Statuses a request's row is never written in again: `unknown` is not one (its reconciliation,
+ * and a late outcome, are written after it). Each approval's last redraw is one of these, drawn
+ * without a read: one round trip of five per approval (session 15).
+ */
+const SETTLED: ReadonlySet<RequestStatus> = new Set([
+  'submitted',
+  'failed',
+  'rejected',
+  'cancelled',
+  'expired',
+]);
 
 /**
  * Keeps each request's approval message in the approvals channel true to the store: posted
@@ -49,16 +62,18 @@ export class ApprovalMessages {
   }
 
   /**
-   * Re-renders the message from the store as it is now (never from a caller's older copy), one
-   * refresh at a time per request, so a slower update can never overwrite a newer one. With
-   * `notify`, the requester is told in the thread.
+   * Re-renders the message as the store says, one refresh at a time per request, so a slower
+   * update can never overwrite a newer one. With `notify`, the requester is told in the thread.
+   * `request` is the caller's copy: in a status whose row the store never writes again (SETTLED)
+   * it is drawn as given, and it must then be the store's own copy (what the statement that
+   * settled it returned); in any other status the store is read again (never a caller's older copy).
    */
   refresh(
-    request: Pick<PaymentRequest, 'id'>,
+    request: PaymentRequest,
     options: { notify?: boolean } = { notify: true },
   ): Promise<void> {
     const previous = this.#refreshing.get(request.id) ?? Promise.resolve();
-    const next = previous.then(() => this.#redraw(request.id, options.notify !== false));
+    const next = previous.then(() => this.#redraw(request, options.notify !== false));
     this.#refreshing.set(request.id, next);
     void next.finally(() => {
       if (this.#refreshing.get(request.id) === next) this.#refreshing.delete(request.id);
@@ -66,9 +81,12 @@ export class ApprovalMessages {
     return next;
   }
 
-  async #redraw(id: number, notify: boolean): Promise<void> {
+  async #redraw(given: PaymentRequest, notify: boolean): Promise<void> {
     try {
-      const found = await this.#workflow.store.getWithFreeze(id);
+      // A settled request's message shows no freeze (renderApprovalCard), so nothing to read.
+      const found = SETTLED.has(given.status)
+        ? { request: given, freeze: undefined }
+        : await this.#workflow.store.getWithFreeze(given.id);
       const request = found?.request;
       if (!found || !request?.channelId || !request.messageTs) return;
       const card = renderApprovalCard(request, {
@@ -84,7 +102,10 @@ export class ApprovalMessages {
         });
       }
     } catch (error) {
-      this.#logger.warn({ err: error, requestId: id }, 'could not update the approval message');
+      this.#logger.warn(
+        { err: error, requestId: given.id },
+        'could not update the approval message',
+      );
     }
   }
 
@@ -94,13 +115,13 @@ export class ApprovalMessages {
     for (const request of requests) await this.refresh(request, { notify: false });
   }
 
-  #context(freeze: FreezeState): { freeze: FreezeNotice | undefined; now: Date } {
+  #context(freeze: FreezeState | undefined): { freeze: FreezeNotice | undefined; now: Date } {
     return { freeze: freezeNotice(freeze), now: new Date() };
   }
 }
 
-export function freezeNotice(state: FreezeState): FreezeNotice | undefined {
-  if (!state.frozen) return undefined;
+export function freezeNotice(state: FreezeState | undefined): FreezeNotice | undefined {
+  if (!state?.frozen) return undefined;
   return {
     reason: state.reason ?? 'no reason given',
     by: state.changedBy ?? 'unknown',

@@ -256,12 +256,16 @@ describe('renderApprovalCard: what exactly is asked', () => {
       { status: 'rejected', decidedBy: 'U03', reason: hostile },
       { ...PAYOUT_FIELDS, beneficiary_name: hostile, [hostile]: hostile },
     );
+    const hostileFreeze = { reason: hostile, by: 'U05', at: '2026-03-01T09:00:00.000Z' };
     const { text } = card(req, {
-      freeze: { reason: hostile, by: 'U05', at: '2026-03-01T09:00:00.000Z' },
+      freeze: hostileFreeze,
       labels: { walletLabel: hostile, recipientName: hostile },
     });
     expect(text).toContain('*Beneficiary:* &lt;!channel&gt; &lt;@U999&gt;');
     expect(text).not.toContain('<!channel>');
+    const pending = card(request(), { freeze: hostileFreeze }).text;
+    expect(pending).toContain('*Payments are frozen*');
+    expect(pending).not.toContain('<!channel>');
     expectNoLiveMarkup({ text: renderThreadUpdate(req).text, blocks: [] });
   });
 
@@ -370,6 +374,24 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
       /\*Payments are frozen\* by <@U09> <!date\^[^>]+>: incident 42 — approvals that would execute are refused until `\/pay unfreeze`\./,
     );
     expect(buttonsOf(message.blocks)).toHaveLength(2);
+  });
+
+  it('the banner stays while the freeze can still stop it (pending, executing), not once decided', () => {
+    const freeze = { reason: 'incident 42', by: 'U09', at: '2026-03-01T09:00:00.000Z' };
+    const shown = (status: RequestStatus) =>
+      card(request({ status }), { freeze }).text.includes('*Payments are frozen*');
+    expect(shown('pending')).toBe(true);
+    expect(shown('executing')).toBe(true);
+    for (const status of [
+      'submitted',
+      'failed',
+      'unknown',
+      'rejected',
+      'cancelled',
+      'expired',
+    ] as const) {
+      expect(shown(status)).toBe(false);
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
+  type Logger,
   type RetryOptions,
   type WebAPICallResult,
   WebAPIHTTPError,
@@ -27,25 +28,24 @@ const DIRECT_METHODS: ReadonlySet<string> = new Set([
  * directly, on the path every approval takes. They keep its wire format (a form, Bearer token),
  * its errors (`ok: false` is a WebAPIPlatformError, not retried) and our retry policy
  * (`retryConfig`: network errors and non-200 answers tried again after a backoff; a 429 after
- * its Retry-After). Every other method is the SDK's own.
+ * its Retry-After), and the warnings Slack adds to an answer are logged as the SDK logs them;
+ * only its debug lines (bodies and answers) are not written for them. Every other method is the
+ * SDK's own.
  */
 export class PayopsWebClient extends WebClient {
   readonly #postForm: SlackHttp['postForm'];
-  readonly #retries: Required<
-    Pick<RetryOptions, 'retries' | 'factor' | 'minTimeout' | 'maxTimeout'>
-  >;
+  readonly #retries: DirectRetries;
+  readonly #log: Pick<Logger, 'warn'> | undefined;
 
   constructor(
     token: string,
-    options: WebClientOptions & {
-      retryConfig: Required<Pick<RetryOptions, 'retries' | 'factor' | 'minTimeout' | 'maxTimeout'>>;
-      postForm: SlackHttp['postForm'];
-    },
+    options: WebClientOptions & { retryConfig: DirectRetries; postForm: SlackHttp['postForm'] },
   ) {
     const { postForm, ...webClientOptions } = options;
     super(token, webClientOptions);
     this.#postForm = postForm;
     this.#retries = options.retryConfig;
+    this.#log = options.logger;
   }
 
   override async apiCall(
@@ -73,6 +73,7 @@ export class PayopsWebClient extends WebClient {
       if (answer.status === 200) {
         const result = parseResult(answer.body);
         if (!result.ok) throw new WebAPIPlatformError({ ...result, error: String(result.error) });
+        for (const warning of result.response_metadata?.warnings ?? []) this.#log?.warn(warning);
         return result;
       }
       if (last) {
@@ -86,6 +87,10 @@ export class PayopsWebClient extends WebClient {
     }
   }
 }
+
+type DirectRetries = Required<
+  Pick<RetryOptions, 'retries' | 'factor' | 'minTimeout' | 'maxTimeout'>
+>;
 
 /** As the SDK sends it: each argument a form field, objects and arrays as JSON text. */
 function formOf(options: Record<string, unknown>): string {

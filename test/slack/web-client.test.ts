@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ErrorCode, WebClient } from '@slack/web-api';
+import { ErrorCode, LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
 import { createSlackHttp } from '../../src/slack/slack-http.ts';
@@ -142,20 +142,54 @@ describe('PayopsWebClient: the calls made for every request and decision', () =>
   });
 
   it('reports an answer that is not JSON as a platform error quoting it', async () => {
-    const proxy = createServer((_req, res) => {
-      res.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
-    }).listen(0, '127.0.0.1');
-    await once(proxy, 'listening');
-    const { port } = proxy.address() as AddressInfo;
-    try {
+    await withSlackAnswering('text/html', '<html>maintenance</html>', async (apiUrl) => {
       await expect(
-        client(`http://127.0.0.1:${port}/api/`).chat.postMessage({ channel: CHANNEL, text: 'x' }),
+        client(apiUrl).chat.postMessage({ channel: CHANNEL, text: 'x' }),
       ).rejects.toMatchObject({
         code: ErrorCode.PlatformError,
         data: { ok: false, error: '<html>maintenance</html>' },
       });
-    } finally {
-      proxy.close();
-    }
+    });
+  });
+
+  it('logs the warnings Slack adds to an answer, as the SDK does', async () => {
+    const answer = { ok: true, ts: '1.2', response_metadata: { warnings: ['missing_charset'] } };
+    await withSlackAnswering('application/json', JSON.stringify(answer), async (apiUrl) => {
+      const warned: unknown[] = [];
+      const logger = {
+        warn: (...messages: unknown[]) => warned.push(...messages),
+        debug: () => {},
+        info: () => {},
+        error: () => {},
+        setLevel: () => {},
+        getLevel: () => LogLevel.WARN,
+        setName: () => {},
+      };
+      const withLogger = new PayopsWebClient(emu.config.botToken, {
+        slackApiUrl: apiUrl,
+        postForm: slackHttp.postForm,
+        retryConfig: RETRIES,
+        logger,
+      });
+      expect((await withLogger.chat.postMessage({ channel: CHANNEL, text: 'x' })).ts).toBe('1.2');
+      expect(warned).toEqual(['missing_charset']);
+    });
   });
 });
+
+/** A stand-in for Slack's API that gives every call the same answer. */
+async function withSlackAnswering(
+  contentType: string,
+  body: string,
+  work: (apiUrl: string) => Promise<void>,
+): Promise<void> {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': contentType }).end(body);
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    await work(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/`);
+  } finally {
+    server.close();
+  }
+}

@@ -3,9 +3,10 @@ import { Agent, errors, request } from 'undici';
 /**
  * How the engine reaches Slack over HTTP: the `fetch` given to the WebClient (Web API calls), the
  * forms its direct calls post (`postForm`, see PayopsWebClient), and answers posted to a request's
- * response_url. All use undici's request API over one keep-alive agent. Measured on this machine, Node's global fetch spends about 2.5× the CPU per small Slack
- * call; and an answer posted straight from JSON skips the WHATWG Request/Response objects a fetch
- * builds (on an engine thread answering every command, those were a tenth of its allocations).
+ * response_url. All use undici's request API over one keep-alive agent. Measured on this machine,
+ * Node's global fetch spends about 2.5× the CPU per small Slack call; and an answer posted
+ * straight from JSON skips the WHATWG Request/Response objects a fetch builds (on an engine
+ * thread answering every command, those were a tenth of its allocations).
  */
 
 /** A Slack call that has not answered in this long will not: fail it rather than hold it. */

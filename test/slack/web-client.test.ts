@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ErrorCode, LogLevel, WebClient } from '@slack/web-api';
+import { ErrorCode, type Logger, LogLevel, WebClient } from '@slack/web-api';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
 import { createSlackHttp } from '../../src/slack/slack-http.ts';
@@ -20,9 +20,10 @@ let emu: SlackEmulation;
 const slackHttp = createSlackHttp();
 let sdkFetches: string[] = [];
 
-function client(apiUrl = emu.apiUrl): PayopsWebClient {
+function client(apiUrl = emu.apiUrl, logger?: Logger): PayopsWebClient {
   return new PayopsWebClient(emu.config.botToken, {
     slackApiUrl: apiUrl,
+    ...(logger ? { logger } : {}),
     fetch: (async (input: string | URL | Request, init?: RequestInit) => {
       sdkFetches.push(String(input));
       return slackHttp.fetch(input, init);
@@ -156,7 +157,7 @@ describe('PayopsWebClient: the calls made for every request and decision', () =>
     const answer = { ok: true, ts: '1.2', response_metadata: { warnings: ['missing_charset'] } };
     await withSlackAnswering('application/json', JSON.stringify(answer), async (apiUrl) => {
       const warned: unknown[] = [];
-      const logger = {
+      const logger: Logger = {
         warn: (...messages: unknown[]) => warned.push(...messages),
         debug: () => {},
         info: () => {},
@@ -165,13 +166,9 @@ describe('PayopsWebClient: the calls made for every request and decision', () =>
         getLevel: () => LogLevel.WARN,
         setName: () => {},
       };
-      const withLogger = new PayopsWebClient(emu.config.botToken, {
-        slackApiUrl: apiUrl,
-        postForm: slackHttp.postForm,
-        retryConfig: RETRIES,
-        logger,
-      });
-      expect((await withLogger.chat.postMessage({ channel: CHANNEL, text: 'x' })).ts).toBe('1.2');
+      expect(
+        (await client(apiUrl, logger).chat.postMessage({ channel: CHANNEL, text: 'x' })).ts,
+      ).toBe('1.2');
       expect(warned).toEqual(['missing_charset']);
     });
   });

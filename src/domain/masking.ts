@@ -15,12 +15,25 @@ const SECRET_KEY = /api[-_]?key|authorization|token|secret|password|signature/i;
 
 export type SensitiveKind = 'banking' | 'beneficiary' | 'secret';
 
-/** How a field of that name must be treated, judged by its name alone. */
+/** `accountNumber`, `account-number` and `account_number` alike: `accountnumber`. */
+function compactName(fieldName: string): string {
+  return fieldName.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+const BANKING_NAMES = new Set([...BANKING_FIELDS].map(compactName));
+const BENEFICIARY_NAMES = new Set([...BENEFICIARY_FIELDS].map(compactName));
+/**
+ * Banking names the spec does not use but a provider's reply might (its shapes are not shown):
+ * `accountNumber`, `bank_account` (whose nested fields are masked with it), `ibanCode`.
+ */
+const BANKING_NAME = /accountnumber|accountno$|^(bank)?account$|routing|iban|swift|sortcode|clabe/;
+
+/** How a field of that name must be treated, judged by its name alone, however it is cased. */
 export function sensitiveKind(fieldName: string): SensitiveKind | undefined {
-  const name = fieldName.toLowerCase();
-  if (BANKING_FIELDS.has(name)) return 'banking';
-  if (BENEFICIARY_FIELDS.has(name)) return 'beneficiary';
-  if (SECRET_KEY.test(name)) return 'secret';
+  const name = compactName(fieldName);
+  if (BANKING_NAMES.has(name) || BANKING_NAME.test(name)) return 'banking';
+  if (BENEFICIARY_NAMES.has(name)) return 'beneficiary';
+  if (SECRET_KEY.test(fieldName)) return 'secret';
   return undefined;
 }
 
@@ -72,8 +85,9 @@ export function redactSensitiveText(text: string): string {
 
 /**
  * Any run of 6 or more digits, as in an account number quoted inside a provider's error
- * message, becomes `••••1234`. For free text payops shows or stores but did not write.
+ * message, becomes `••••1234` — but not the digits of a decimal amount (`1250000.00`), which
+ * a person needs to read. For free text payops shows or stores but did not write.
  */
 export function maskLongNumbers(text: string): string {
-  return text.replace(/\d{6,}/g, (digits) => `${MASK}${digits.slice(-4)}`);
+  return text.replace(/(?<![\d.])\d{6,}(?!\d|[.,]\d)/g, (digits) => `${MASK}${digits.slice(-4)}`);
 }

@@ -22,6 +22,15 @@ import {
 import { parseJsonPreservingDecimals } from './lossless-json.ts';
 import { readProblem } from './problem.ts';
 
+/**
+ * 4xx statuses that by HTTP's own meaning refuse a request before acting on it. The spec shows
+ * only 401 and 403, so any other 4xx on a write (408 from a gateway, 409, 425…) does not prove
+ * it was not executed: it is an unknown outcome, checked by reading like a 5xx.
+ */
+const REFUSED_BEFORE_EXECUTION: ReadonlySet<number> = new Set([
+  400, 401, 403, 404, 405, 406, 410, 411, 413, 414, 415, 422, 429, 431,
+]);
+
 export interface PaymentsClientOptions {
   baseUrl: string;
   apiKey: string;
@@ -325,6 +334,9 @@ export class PaymentsClient {
       return isWrite
         ? new OutcomeUnknownError('server_error', details)
         : new ServerError(summary, details);
+    }
+    if (isWrite && !REFUSED_BEFORE_EXECUTION.has(status)) {
+      return new OutcomeUnknownError('unclear_refusal', details);
     }
     return new RequestRejectedError(summary, details);
   }

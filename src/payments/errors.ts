@@ -107,7 +107,7 @@ export class ScopeReviewRequiredError extends PaymentsApiError {
   }
 }
 
-/** Any other 4xx: the provider refused the request, so it was not executed. */
+/** A 4xx on a read, or one on a write that refuses it before execution (see the client). */
 export class RequestRejectedError extends PaymentsApiError {
   readonly code = 'payments.rejected';
   userMessage(): string {
@@ -160,11 +160,13 @@ export type UnknownOutcomeReason =
   | 'connection_lost'
   | 'server_error'
   | 'unreadable_success_reply'
-  | 'unexpected_reply';
+  | 'unexpected_reply'
+  | 'unclear_refusal';
 
 /**
  * A write that may or may not have been executed: it timed out, lost its connection after
- * it was sent, got a 5xx or a redirect, or got a success whose body could not be read. Never retry it:
+ * it was sent, got a 5xx, a redirect or an unclear 4xx, or got a success whose body could not
+ * be read. Never retry it:
  * read the matching list to learn what happened first (spec part 4, rules 2 and 3).
  */
 export class OutcomeUnknownError extends PaymentsApiError {
@@ -192,12 +194,14 @@ const REASON_WORDS: Record<UnknownOutcomeReason, string> = {
   server_error: 'the provider failed while handling it',
   unreadable_success_reply: 'the provider accepted it but its reply could not be read',
   unexpected_reply: 'the provider answered with a redirect, which payops does not follow',
+  unclear_refusal: 'the provider answered with a 4xx status that does not say it was not executed',
 };
 
+/** The provider's own words for a person, any account-like number in them masked. */
 function describeProvider(error: PaymentsApiError): string {
   const parts: string[] = [];
-  if (error.providerCode) parts.push(error.providerCode);
-  if (error.providerMessage) parts.push(error.providerMessage);
+  if (error.providerCode) parts.push(maskLongNumbers(error.providerCode));
+  if (error.providerMessage) parts.push(maskLongNumbers(error.providerMessage));
   if (error.requestId) parts.push(`request id ${error.requestId}`);
   return parts.length > 0 ? `: ${parts.join(' — ')}` : '';
 }

@@ -35,6 +35,26 @@ describe('masking banking details', () => {
     });
   });
 
+  it('knows banking fields however a reply names them', () => {
+    expect(
+      redactForLog({
+        accountNumber: '123456789',
+        'Routing-Number': '021000021',
+        bank_account: { number: '5555666677', holder: 'Acme' },
+        beneficiaryName: 'Jane Roe',
+        external_account_id: 'ea_1',
+        accounts: 3,
+      }),
+    ).toEqual({
+      accountNumber: '••••6789',
+      'Routing-Number': '••••0021',
+      bank_account: '[redacted]',
+      beneficiaryName: '[redacted]',
+      external_account_id: 'ea_1',
+      accounts: 3,
+    });
+  });
+
   it('scrubs field=value details inside free text, keeping JSON quoting intact', () => {
     expect(
       redactSensitiveText('payout amount=10 beneficiary_account=000123456789 currency=USD'),
@@ -53,6 +73,9 @@ describe('masking banking details', () => {
   it('masks account-like numbers inside free text it did not write', () => {
     expect(maskLongNumbers('account 000123456789 is closed; amount 12.50 on 2026-11-22')).toBe(
       'account ••••6789 is closed; amount 12.50 on 2026-11-22',
+    );
+    expect(maskLongNumbers('1250000.00 USDC to 000123456789, fee 0.0000012')).toBe(
+      '1250000.00 USDC to ••••6789, fee 0.0000012',
     );
   });
 });

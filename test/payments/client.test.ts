@@ -159,9 +159,21 @@ describe('errors of the spec, each typed with status, code and request id', () =
       outcome: 'not_executed',
     });
     expect(error.providerMessage).toBeTruthy();
+    expect(error.userMessage()).toContain('Nothing was executed');
     const limit = await client.call('listTransfers', { query: { limit: '0' } }).catch((e) => e);
     expect(limit).toBeInstanceOf(RequestRejectedError);
     expect(limit.status).toBe(400);
+  });
+
+  it("masks account-like numbers in the provider's words shown to people, not amounts", () => {
+    const error = new RequestRejectedError('getRecipient failed with HTTP 404', {
+      operationId: 'getRecipient',
+      status: 404,
+      providerCode: 'NOT_FOUND',
+      providerMessage: 'account 000123456789 not found; limit 1250000.00',
+    });
+    expect(error.userMessage()).toContain('account ••••6789 not found; limit 1250000.00');
+    expect(error.userMessage()).not.toContain('000123456789');
   });
 
   it("another business's records are invisible (404 like a missing id)", async () => {
@@ -272,6 +284,8 @@ describe('writes are never retried', () => {
     ['a hang', { kind: 'hang' } as const, 'timeout'],
     ['a connection reset', { kind: 'reset' } as const, 'connection_lost'],
     ['a malformed success', { kind: 'malformed_json' } as const, 'unreadable_success_reply'],
+    ['a 409', { kind: 'status', status: 409, execute: true } as const, 'unclear_refusal'],
+    ["a gateway's 408", { kind: 'status', status: 408 } as const, 'unclear_refusal'],
   ])(
     'after %s the outcome is unknown and the write was sent once',
     async (_name, fault, reason) => {

@@ -244,6 +244,20 @@ describe('renderRead: sensitive data', () => {
     expect(text).toContain('Northwind Components Inc');
   });
 
+  it('banking numbers under names the spec does not use are masked too', () => {
+    const { text } = read('getRecipient', {
+      id: 'ea_1',
+      accountNumber: ACCOUNT,
+      bank_account: { number: '5555666677', routingNo: '021000021' },
+      IBAN_code: IBAN,
+    });
+    for (const secret of [ACCOUNT, IBAN, '5555666677', '021000021']) {
+      expect(text).not.toContain(secret);
+    }
+    expect(text).toContain('accountNumber: ••••6789');
+    expect(text).toContain('bank_account.number: ••••6677');
+  });
+
   it('a whole object under a banking key is masked, and a number-typed account too', () => {
     const { text } = read('getRecipient', {
       id: 'ea_1',

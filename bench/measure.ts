@@ -71,9 +71,16 @@ export interface AckStats extends LatencySummary {
 }
 
 const BALANCE_COMMAND = 'balance wal_acme_eth_ops';
-/** The sandbox's wal_acme_sol_treasury holds 98,000 USDC: 0.01 at a time never runs out. */
-const PAYOUT_COMMAND =
-  'payout wallet_id=wal_acme_sol_treasury amount=0.01 currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach';
+/**
+ * The sandbox's wal_acme_sol_treasury holds 98,000 USDC: 0.01 at a time never runs out. Each
+ * payout names its own beneficiary: payops holds a request for a write identical to one being
+ * sent, so identical payouts would be approved one at a time.
+ */
+let payoutsAsked = 0;
+function payoutCommand(): string {
+  payoutsAsked++;
+  return `payout wallet_id=wal_acme_sol_treasury amount=0.01 currency=USDC beneficiary_name="Jane Roe ${payoutsAsked}" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach`;
+}
 const REQUESTER = 'U0ALICE';
 const APPROVER = 'U0BOB';
 /** An approver too, so a click of hers on a decided request is refused only after reading it. */
@@ -238,7 +245,7 @@ export async function createRequests(
   await answeredLoop(ctx, payops, CREATORS, started + ANSWER_TIMEOUT_MS * 4, () => {
     if (remaining === 0) return undefined;
     remaining--;
-    return ctx.requests.command(PAYOUT_COMMAND, REQUESTER);
+    return ctx.requests.command(payoutCommand(), REQUESTER);
   });
   const perSec = count / ((performance.now() - started) / 1000);
   await ctx.arrivals.until(

@@ -4,6 +4,7 @@ import {
   type PaymentRequest,
   type ProviderOutcome,
   type RequestLabels,
+  type UnsettledTwin,
   type WriteIntent,
 } from '../domain/approval.ts';
 import { maskLongNumbers } from '../domain/masking.ts';
@@ -54,12 +55,16 @@ export type Denied = { kind: 'not_allowed'; decision: Exclude<AccessDecision, { 
 export type RequestResult =
   | { kind: 'created'; request: PaymentRequest }
   | Denied
-  | { kind: 'missing-scopes'; missing: Scope[] };
+  | { kind: 'missing-scopes'; missing: Scope[] }
+  /** The same write is being sent, or its outcome is unknown and unsettled: nothing stored. */
+  | { kind: 'held'; twin: UnsettledTwin };
 
 export type ApproveResult =
   | Denied
   | { kind: 'not_found' }
   | { kind: 'refused'; reason: string; request: PaymentRequest }
+  /** Not counted: another request for the same write is unsettled. */
+  | { kind: 'held'; twin: UnsettledTwin; request: PaymentRequest }
   | { kind: 'frozen'; freeze: FreezeState; request: PaymentRequest }
   | { kind: 'recorded'; request: PaymentRequest }
   /** The last approval: the one call was made; `request.status` says how it went. */
@@ -116,11 +121,15 @@ export class ApprovalWorkflow {
     const missing = this.missingScopes(intent);
     if (missing.length > 0) return { kind: 'missing-scopes', missing };
     const body = bodyText(intent);
+    const writeFingerprint = fingerprint(intent.operationId, intent.path, body);
+    // Told now rather than at the approval: the same write may already have been executed.
+    const twin = await this.#deps.store.unsettledTwin(writeFingerprint);
+    if (twin) return { kind: 'held', twin };
     const request = await this.#deps.store.create({
       operationId: intent.operationId,
       path: { ...intent.path },
       body,
-      fingerprint: fingerprint(intent.operationId, intent.path, body),
+      fingerprint: writeFingerprint,
       requesterId,
       requiredApprovals: requiredApprovals(this.#deps.policy, intent),
       expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
@@ -178,14 +187,12 @@ export class ApprovalWorkflow {
     reason: string,
     origin: ClickOrigin,
   ): Promise<DecideResult> {
-    const decision = await this.canApprove(approverId);
-    if (!decision.allowed) return { kind: 'not_allowed', decision };
-    const request = await this.#deps.store.get(id);
-    if (!request) return { kind: 'not_found' };
-    const refusal = this.#clickRefusal(request, origin) ?? pendingRefusal(request);
-    if (refusal) return { kind: 'refused', reason: refusal, request };
-    const rejected = await this.#deps.store.reject(id, approverId, reason);
-    return rejected ? { kind: 'done', request: rejected } : this.#lateRefusal(id);
+    return this.#approverDecides(
+      id,
+      approverId,
+      (request) => this.#clickRefusal(request, origin) ?? pendingRefusal(request),
+      () => this.#deps.store.reject(id, approverId, reason),
+    );
   }
 
   /** Only its requester may cancel a request, and only while it is pending. */
@@ -202,7 +209,59 @@ export class ApprovalWorkflow {
     const refusal = pendingRefusal(request);
     if (refusal) return { kind: 'refused', reason: refusal, request };
     const cancelled = await this.#deps.store.cancel(id, userId);
-    return cancelled ? { kind: 'done', request: cancelled } : this.#lateRefusal(id);
+    return cancelled ? { kind: 'done', request: cancelled } : this.#lateRefusal(id, pendingRefusal);
+  }
+
+  /**
+   * An approver's word on an unknown outcome, after looking at the provider: executed or not.
+   * It settles the request for good (rechecks stop) and so lets the same write be requested
+   * again; never its requester's to give, as it reopens the way to a second payment.
+   */
+  async resolve(
+    id: number,
+    userId: string,
+    executed: boolean,
+    note: string,
+  ): Promise<DecideResult> {
+    const result = await this.#approverDecides(
+      id,
+      userId,
+      (request) => resolveRefusal(request, userId),
+      () =>
+        this.#deps.store.recordReconciliation(id, {
+          checkedAt: this.#now().toISOString(),
+          result: executed ? 'found' : 'not_found',
+          detail: maskLongNumbers(note),
+          resolvedBy: userId,
+        }),
+    );
+    if (result.kind === 'done') {
+      this.#deps.logger.warn(
+        { requestId: id, userId, executed },
+        'unknown outcome resolved by hand',
+      );
+    }
+    return result;
+  }
+
+  /**
+   * An approver's decision on a request: their permission checked now, then the rules on the
+   * request as read, then `act`, whose conditional write finds nothing if it changed meanwhile.
+   */
+  async #approverDecides(
+    id: number,
+    userId: string,
+    refusalOf: (request: PaymentRequest) => string | undefined,
+    act: () => Promise<PaymentRequest | undefined>,
+  ): Promise<DecideResult> {
+    const decision = await this.canApprove(userId);
+    if (!decision.allowed) return { kind: 'not_allowed', decision };
+    const request = await this.#deps.store.get(id);
+    if (!request) return { kind: 'not_found' };
+    const refusal = refusalOf(request);
+    if (refusal) return { kind: 'refused', reason: refusal, request };
+    const done = await act();
+    return done ? { kind: 'done', request: done } : this.#lateRefusal(id, refusalOf);
   }
 
   async setFreeze(
@@ -388,11 +447,27 @@ export class ApprovalWorkflow {
     return undefined;
   }
 
-  async #lateRefusal(id: number): Promise<DecideResult> {
+  async #lateRefusal(
+    id: number,
+    refusalOf: (request: PaymentRequest) => string | undefined,
+  ): Promise<DecideResult> {
     const request = await this.#deps.store.get(id);
     if (!request) return { kind: 'not_found' };
-    return { kind: 'refused', reason: pendingRefusal(request) ?? 'It changed meanwhile.', request };
+    return { kind: 'refused', reason: refusalOf(request) ?? 'It changed meanwhile.', request };
   }
+}
+
+function resolveRefusal(request: PaymentRequest, userId: string): string | undefined {
+  if (request.status !== 'unknown') {
+    return `Request #${request.id} is ${request.status}: only an unknown outcome can be resolved.`;
+  }
+  if (request.reconciliation?.resolvedBy) {
+    return `Request #${request.id} was already resolved by <@${request.reconciliation.resolvedBy}>.`;
+  }
+  if (request.requesterId === userId) {
+    return `You requested #${request.id}: another approver must confirm its outcome.`;
+  }
+  return undefined;
 }
 
 function pendingRefusal(request: PaymentRequest): string | undefined {

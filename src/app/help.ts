@@ -60,6 +60,11 @@ export function writeCommandHelp(
 export const APPROVER_HELP: readonly HelpEntry[] = [
   { usage: '`/pay requests`', summary: 'Pending requests', available: true },
   { usage: '`/pay request <n>`', summary: 'One request with its history', available: true },
+  {
+    usage: '`/pay resolve <n> executed|not-executed <what you checked>`',
+    summary: 'Settle an unknown outcome after looking at the provider',
+    available: true,
+  },
   { usage: '`/pay audit`', summary: 'The audit log as a CSV file', available: true },
   { usage: '`/pay freeze [reason]`', summary: 'Stop every call to the provider', available: true },
   { usage: '`/pay unfreeze`', summary: 'Allow approvals to execute again', available: true },

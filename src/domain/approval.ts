@@ -67,6 +67,25 @@ export function fingerprint(
     .slice(0, 16);
 }
 
+/**
+ * Another request for exactly the same write (same fingerprint) that is being sent now, or
+ * whose outcome is unknown and that no read or person has settled yet (`found` or
+ * `not_found`): while one exists, the same write cannot be requested again and approvals of a
+ * pending twin are not counted, since the first may have been executed.
+ */
+export interface UnsettledTwin {
+  id: number;
+  status: 'executing' | 'unknown';
+}
+
+/**
+ * An unknown outcome is settled once a read or a person found it (`found`) or not
+ * (`not_found`); `UNSETTLED` in the request store says the same in SQL.
+ */
+export function outcomeSettled(reconciliation: Reconciliation | undefined): boolean {
+  return reconciliation?.result === 'found' || reconciliation?.result === 'not_found';
+}
+
 export interface ProviderOutcome {
   status?: number | undefined;
   requestId?: string | undefined;
@@ -82,9 +101,15 @@ export interface Reconciliation {
   checkedAt: string;
   /**
    * `found`: exactly one record shows the request's effect (so it was executed); `ambiguous`:
-   * several could be it, a person must look; `not_found`: none seen yet.
+   * several could be it, a person must look; `not_found`: none seen yet. Until one of `found`
+   * or `not_found`, a new request for the same write is held (see `RequestStore`).
    */
   result: 'found' | 'ambiguous' | 'not_found' | 'check_failed';
+  /**
+   * Set when an approver settled it by hand (`/pay resolve`) after looking at the provider:
+   * `found` for "executed", `not_found` for "not executed". Rechecks never overwrite it.
+   */
+  resolvedBy?: string | undefined;
   providerId?: string | undefined;
   providerStatus?: string | undefined;
   detail: string;

@@ -5,6 +5,7 @@ import {
   type Reconciliation,
   type RequestLabels,
   type RequestStatus,
+  type UnsettledTwin,
 } from '../domain/approval.ts';
 import type { WriteOperationId } from '../domain/operations.ts';
 import type { Database, Queryable } from './database.ts';
@@ -50,6 +51,7 @@ export interface AuditEntry {
 export type ApproveResult =
   | { kind: 'not_found' }
   | { kind: 'refused'; reason: string; request: PaymentRequest }
+  | { kind: 'held'; twin: UnsettledTwin; request: PaymentRequest }
   | { kind: 'frozen'; freeze: FreezeState; request: PaymentRequest }
   /** Counted; more approvals are needed. */
   | { kind: 'recorded'; request: PaymentRequest }
@@ -79,23 +81,37 @@ const AUDIT_COLUMNS =
 
 const SELECT_REQUEST = `select ${REQUEST_COLUMNS} from payment_requests r`;
 
+/**
+ * Whether request `t` is unsettled (see `UnsettledTwin`; `outcomeSettled` in TypeScript); the
+ * partial index of migration 0004 serves it.
+ */
+const UNSETTLED = `(t.status = 'executing' or (t.status = 'unknown'
+  and coalesce(t.reconciliation->>'result', 'unchecked') not in ('found', 'not_found')))`;
+
+/** Request `r`'s first unsettled twin as `{id, status}` JSON, or null. */
+const UNSETTLED_TWIN_OF_R = `(select json_build_object('id', t.id, 'status', t.status)
+    from payment_requests t
+   where t.fingerprint = r.fingerprint and t.id <> r.id and ${UNSETTLED}
+   order by t.id limit 1)`;
+
 /** The kill switch's row (`freeze_state f`), as `FreezeRow` reads it. */
 const FREEZE_COLUMNS = `f.frozen as freeze_frozen, f.reason as freeze_reason,
   f.changed_by as freeze_changed_by, f.changed_at as freeze_changed_at`;
 
 /**
  * A request and the kill switch in one round trip (`and r.id = $1` to be appended), with the
- * request's version, which approve checks its write against.
+ * request's version, which approve checks its write against, and its unsettled twin.
  */
 const SELECT_REQUEST_AND_FREEZE = `
-  select ${REQUEST_COLUMNS}, ${FREEZE_COLUMNS}, r.version
+  select ${REQUEST_COLUMNS}, ${FREEZE_COLUMNS}, r.version, ${UNSETTLED_TWIN_OF_R} as held_by
   from payment_requests r cross join freeze_state f
   where f.id = 1`;
 
 /**
  * One approval counted and, when it is the last one needed ($5), the claim — each with its
  * audit row — in one statement, written only if the request is still pending at version $8
- * (the one its rules were checked against) and, for a claim, payments are not frozen. For a
+ * (the one its rules were checked against) and, for a claim, payments are not frozen and no
+ * twin became unsettled since the read. For a
  * claim the kill switch is share-locked until commit (a locking read sees the latest freeze),
  * so no freeze lands between this check and the claim; a request changed meanwhile writes
  * nothing (no row in `bumped`) and the caller reads it again. The claim's audit row reads the
@@ -113,6 +129,8 @@ const APPROVE_AND_CLAIM = `
            updated_at = case when $5::boolean then now() else updated_at end
      where id = $1 and version = $8 and status = 'pending'
        and not ($5::boolean and (select frozen from kill_switch))
+       and not ($5::boolean and exists (
+         select 1 from payment_requests t where t.fingerprint = $3 and t.id <> $1 and ${UNSETTLED}))
     returning id, fingerprint, updated_at
   ), approval as (
     insert into approvals (request_id, approver_id) select id, $2 from bumped
@@ -190,6 +208,16 @@ export class RequestStore {
     return load(this.#db, id);
   }
 
+  /** The first unsettled request for this exact write, if any (see `UnsettledTwin`). */
+  async unsettledTwin(fingerprint: string): Promise<UnsettledTwin | undefined> {
+    const [row] = await this.#db.query<{ id: unknown; status: UnsettledTwin['status'] }>(
+      `select t.id, t.status from payment_requests t
+        where t.fingerprint = $1 and ${UNSETTLED} order by t.id limit 1`,
+      [fingerprint],
+    );
+    return row ? { id: Number(row.id), status: row.status } : undefined;
+  }
+
   /** A request and the freeze as they are now, in one round trip: what its message shows. */
   async getWithFreeze(
     id: number,
@@ -233,7 +261,7 @@ export class RequestStore {
     // Optimistic: the rules run on the request as read, and the write counts only if nothing
     // changed since (its version), so no transaction holds a lock across a round trip.
     for (let attempt = 1; attempt <= APPROVE_ATTEMPTS; attempt++) {
-      const [row] = await this.#db.query<Row & FreezeRow & { version: unknown }>(
+      const [row] = await this.#db.query<Row & FreezeRow & { version: unknown } & HeldRow>(
         `${SELECT_REQUEST_AND_FREEZE} and r.id = $1`,
         [id],
       );
@@ -241,6 +269,8 @@ export class RequestStore {
       const request = toRequest(row);
       const refusal = rule(request, approverId);
       if (refusal) return { kind: 'refused', reason: refusal, request };
+      const twin = toTwin(row);
+      if (twin) return { kind: 'held', twin, request };
       const complete = request.approvals.length + 1 >= request.requiredApprovals;
       if (complete) {
         const freeze = toFreeze(row);
@@ -360,20 +390,33 @@ export class RequestStore {
     });
   }
 
+  /** What a read, or a person (`resolvedBy`), learnt of an unknown outcome; never a new status. */
   async recordReconciliation(
     id: number,
     reconciliation: Reconciliation,
   ): Promise<PaymentRequest | undefined> {
     return this.#db.transaction(async (tx) => {
+      // A person's word (`resolvedBy`) is final: a later automatic check does not replace it.
       const rows = await tx.query<{ fingerprint: string; status: string }>(
-        'update payment_requests set reconciliation = $2, updated_at = now() where id = $1 returning fingerprint, status',
+        `update payment_requests set reconciliation = $2, updated_at = now()
+          where id = $1 and status = 'unknown'
+            and (reconciliation is null or reconciliation->>'resolvedBy' is null)
+          returning fingerprint, status`,
         [id, JSON.stringify(reconciliation)],
       );
       if (rows.length === 0) return undefined;
       const row = rows[0] as { fingerprint: string; status: string };
-      await audit(tx, id, 'payops', 'reconciled', row.status, row.status, row.fingerprint, {
-        ...reconciliation,
-      });
+      const { resolvedBy } = reconciliation;
+      await audit(
+        tx,
+        id,
+        resolvedBy ?? 'payops',
+        resolvedBy ? 'resolved' : 'reconciled',
+        row.status,
+        row.status,
+        row.fingerprint,
+        { ...reconciliation },
+      );
       return load(tx, id);
     });
   }
@@ -409,7 +452,8 @@ export class RequestStore {
 
   /**
    * Unknown outcomes still unresolved — never checked, or not found / check failed at least
-   * `recheckAfterMs` ago — updated within the last `forMs`, oldest check first.
+   * `recheckAfterMs` ago, and not settled by a person — created within the last `forMs`,
+   * oldest check first.
    */
   async listUnresolved(recheckAfterMs: number, forMs: number): Promise<PaymentRequest[]> {
     const rows = await this.#db.query<Row>(
@@ -418,6 +462,7 @@ export class RequestStore {
          and r.created_at > now() - make_interval(secs => $2::double precision / 1000)
          and (r.reconciliation is null
               or (r.reconciliation->>'result' in ('not_found', 'check_failed')
+                  and r.reconciliation->>'resolvedBy' is null
                   and (r.reconciliation->>'checkedAt')::timestamptz
                       <= now() - make_interval(secs => $1::double precision / 1000)))
        order by r.reconciliation->>'checkedAt' nulls first
@@ -614,6 +659,16 @@ function assertTransition(
       `request ${requestId}: ${from} → ${to} is not a transition of the state machine`,
     );
   }
+}
+
+interface HeldRow {
+  held_by: { id: unknown; status: UnsettledTwin['status'] } | string | null;
+}
+
+function toTwin(row: HeldRow): UnsettledTwin | undefined {
+  if (row.held_by === null) return undefined;
+  const twin = typeof row.held_by === 'string' ? JSON.parse(row.held_by) : row.held_by;
+  return { id: Number(twin.id), status: twin.status };
 }
 
 interface FreezeRow {

@@ -50,19 +50,19 @@ describe('payops with its engine in a worker thread', () => {
     const payops = await startPayops('modal', payopsEnvironment(sandbox, slack, {}));
     const driver = slack.driver(payops.eventsUrl);
     const message = await requestPayout(slack, driver);
-    const opensBefore = slack.callsTo('views.open').length;
+    const formsBefore = slack.callsTo('views.update').length;
     await driver.blockAction({
       userId: 'U0CAROL',
       actionId: ACTION.reject,
       message: { channel: message.channel, ts: message.ts },
     });
-    const modal = await slack.waitForCall(
-      'views.open',
+    const form = await slack.waitForCall(
+      'views.update',
       (call) =>
-        slack.callsTo('views.open').indexOf(call) >= opensBefore &&
+        slack.callsTo('views.update').indexOf(call) >= formsBefore &&
         JSON.stringify(call.args).includes(VIEW.rejectReason),
     );
-    const viewId = (modal.response as unknown as { view: { id: string } }).view.id;
+    const viewId = String(form.args.view_id);
     const reason = (value: string) => ({
       values: { reason: { reason: { type: 'plain_text_input', value } } },
     });

@@ -69,6 +69,28 @@ async function toldAfter(
   return String((post.body as { text?: unknown }).text);
 }
 
+/** Clicks Reject as carol; returns a way to submit its form with a reason. */
+async function rejectForm(r: Rehearsal, ts: string) {
+  const filled = r.slack.callsTo('views.update').length;
+  await click(r, ACTION.reject, 'U0CAROL', ts);
+  // The modal opens at once, then becomes the form once the click's permission is checked.
+  const form = await r.slack.waitForCall(
+    'views.update',
+    (call) =>
+      r.slack.callsTo('views.update').indexOf(call) >= filled &&
+      JSON.stringify(call.args).includes(VIEW.rejectReason),
+  );
+  const viewId = String(form.args.view_id);
+  return (reason: string) =>
+    r.driver.viewSubmission({
+      userId: 'U0CAROL',
+      view: {
+        id: viewId,
+        state: { values: { reason: { reason: { type: 'plain_text_input', value: reason } } } },
+      },
+    });
+}
+
 function payoutsSent(r: Rehearsal) {
   return r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
 }
@@ -201,32 +223,33 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
   it('a rejection asks for a reason, records it, and nothing is sent', async () => {
     const before = payoutsSent(r).length;
     const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '4.00' })}`);
-    await click(r, ACTION.reject, 'U0CAROL', ts);
-    const modal = await r.slack.waitForCall('views.open', (call) =>
-      JSON.stringify(call.args).includes(VIEW.rejectReason),
-    );
-    const viewId = (modal.response as unknown as { view: { id: string } }).view.id;
-    const empty = await r.driver.viewSubmission({
-      userId: 'U0CAROL',
-      view: {
-        id: viewId,
-        state: { values: { reason: { reason: { type: 'plain_text_input', value: '  ' } } } },
-      },
-    });
-    expect(JSON.stringify(empty.ack)).toContain('errors');
-    await r.driver.viewSubmission({
-      userId: 'U0CAROL',
-      view: {
-        id: viewId,
-        state: {
-          values: { reason: { reason: { type: 'plain_text_input', value: 'wrong beneficiary' } } },
-        },
-      },
-    });
+    const reject = await rejectForm(r, ts);
+    expect(JSON.stringify((await reject('  ')).ack)).toContain('errors');
+    await reject('wrong beneficiary');
     const card = await cardMatching(r, ts, /rejected/i);
     expect(card).toContain('wrong beneficiary');
     expect((await r.bot.workflow.store.get(id))?.status).toBe('rejected');
     expect(payoutsSent(r).length).toBe(before);
+  });
+
+  it("a rejection slowed by Slack's directory closes its form within 3 s and tells its outcome after", async () => {
+    const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '4.40' })}`);
+    const reject = await rejectForm(r, ts);
+    // The approvers' group changed: the next permission check asks Slack, which is slow.
+    await r.driver.event({ event: { type: 'subteam_members_changed', subteam_id: 'S0APPROVERS' } });
+    r.slack.delayNext('usergroups.users.list', 3_500);
+    const submitted = await reject('duplicate of #1');
+    expect(submitted.status).toBe(200);
+    expect(submitted.ackMs).toBeLessThan(2_900);
+    expect(JSON.stringify(submitted.ack ?? {})).not.toContain('errors');
+    const told = await r.slack.waitForCall(
+      'chat.postEphemeral',
+      (call) =>
+        call.args.user === 'U0CAROL' && String(call.args.text).includes(`#${id} is rejected`),
+      { timeoutMs: 8_000 },
+    );
+    expect(told.args.channel).toBe(APPROVALS);
+    expect(await cardMatching(r, ts, /rejected/i)).toContain('duplicate of #1');
   });
 
   it('the requester can cancel while pending; nobody else can', async () => {
@@ -305,6 +328,57 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     const again = await click(r, ACTION.approve, 'U0CAROL', ts, id);
     expect(await toldAfter(r, again)).toMatch(/unknown/);
     expect(payoutsSent(r).length - before).toBe(1);
+  });
+
+  it('the same payout is held while an earlier one is unknown and unchecked, until an approver settles it', async () => {
+    const before = payoutsSent(r).length;
+    const text = `payout ${fieldsText({ ...PAYOUT, amount: '9.21' })}`;
+    const first = await request(r, text);
+    const twin = await request(r, text);
+    // A 500 after sending (it may have executed), and a list that cannot be read to check.
+    r.sandbox.addFault({ kind: 'status', operationId: 'createPayout', status: 500, times: 1 });
+    r.sandbox.addFault({ kind: 'status', operationId: 'listPayouts', status: 503 });
+    await click(r, ACTION.approve, 'U0BOB', first.ts);
+    const unknown = await cardMatching(r, first.ts, /unknown/i);
+    expect(unknown).toContain('the check failed');
+    expect(unknown).toContain(`/pay resolve ${first.id}`);
+
+    const approveTwin = await click(r, ACTION.approve, 'U0CAROL', twin.ts);
+    expect(await toldAfter(r, approveTwin)).toContain(
+      `Your approval of #${twin.id} was not counted (it stays pending): request #${first.id} is for exactly the same write and has an unknown outcome`,
+    );
+    const third = await ask(r, text);
+    expect(third.shown).toContain(`Not requested: request #${first.id}`);
+    expect(third.shown).not.toMatch(/Request #\d+/);
+
+    expect((await ask(r, `resolve ${first.id} not-executed`, { userId: 'U0BOB' })).shown).toMatch(
+      /what you checked/,
+    );
+    const byRequester = await ask(r, `resolve ${first.id} not-executed looked`);
+    expect(byRequester.shown).toContain('another approver must confirm');
+    const resolved = await ask(r, `resolve ${first.id} not-executed no payout in the dashboard`, {
+      userId: 'U0BOB',
+    });
+    expect(resolved.shown).toContain('recorded as not executed');
+    const redrawn = await r.slack.waitForCall(
+      'chat.update',
+      (call) => call.args.ts === first.ts && JSON.stringify(call.args).includes('Resolved by'),
+    );
+    expect(JSON.stringify(redrawn.args)).toContain('no payout in the dashboard');
+    const again = await ask(r, `resolve ${first.id} executed changed my mind`, {
+      userId: 'U0CAROL',
+    });
+    expect(again.shown).toContain('already resolved by <@U0BOB>');
+    r.sandbox.clearFaults();
+
+    await click(r, ACTION.approve, 'U0CAROL', twin.ts);
+    await cardMatching(r, twin.ts, /submitted/);
+    expect(payoutsSent(r).length - before).toBe(2);
+    const events = (await r.bot.workflow.store.history(first.id)).map(
+      (entry) => `${entry.event}:${entry.actor}`,
+    );
+    expect(events.at(-1)).toBe('resolved:U0BOB');
+    expect((await r.bot.workflow.store.get(first.id))?.status).toBe('unknown');
   });
 
   it('field=value mistakes name the field, and nothing is stored', async () => {

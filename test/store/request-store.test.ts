@@ -4,9 +4,24 @@ import { migrate } from '../../src/store/migrate.ts';
 import { type NewRequest, RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 
-const body = JSON.stringify({ wallet_id: 'wal_1', amount: '10000.00', currency: 'USDC' });
+let payees = 0;
+
+/**
+ * A payout to a payee of its own: the same write twice is held while one of them is unsettled,
+ * which only the tests about that want.
+ */
+function payoutBody(): string {
+  payees++;
+  return JSON.stringify({
+    wallet_id: 'wal_1',
+    amount: '10000.00',
+    currency: 'USDC',
+    beneficiary_name: `Payee ${payees}`,
+  });
+}
 
 function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
+  const body = overrides.body ?? payoutBody();
   return {
     operationId: 'createPayout',
     path: {},
@@ -44,6 +59,7 @@ describe.each(engines())('request store on %s', (engine) => {
         '0001_payment_requests.sql',
         '0002_request_labels.sql',
         '0003_approval_version.sql',
+        '0004_unsettled_twins.sql',
       ]);
     } finally {
       await fresh.drop();
@@ -71,7 +87,8 @@ describe.each(engines())('request store on %s', (engine) => {
   });
 
   it('creates a pending request that keeps the exact body and its fingerprint', async () => {
-    const request = await store.create(newRequest());
+    const body = payoutBody();
+    const request = await store.create(newRequest({ body }));
     expect(request).toMatchObject({
       status: 'pending',
       body,
@@ -221,6 +238,76 @@ describe.each(engines())('request store on %s', (engine) => {
       providerId: 'po_9',
     });
     expect(await ids(0)).not.toContain(request.id);
+  });
+
+  it('holds approvals of the same write while a twin is being sent or its outcome is unsettled', async () => {
+    const body = payoutBody();
+    const first = await store.create(newRequest({ body }));
+    const twin = await store.create(newRequest({ body }));
+    const other = await store.create(newRequest());
+    expect(await store.unsettledTwin(first.fingerprint)).toBeUndefined();
+    expect((await store.approve(first.id, 'U0BOB', 'test', noRule)).kind).toBe('claimed');
+    const heldBy = (status: string) => ({ kind: 'held', twin: { id: first.id, status } });
+
+    expect(await store.unsettledTwin(first.fingerprint)).toEqual({
+      id: first.id,
+      status: 'executing',
+    });
+    expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule)).toMatchObject(
+      heldBy('executing'),
+    );
+    await store.finishExecution(first.id, 'unknown', { message: 'timeout' });
+    expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule)).toMatchObject(
+      heldBy('unknown'),
+    );
+    const checked = { checkedAt: new Date().toISOString(), detail: '' };
+    for (const result of ['check_failed', 'ambiguous'] as const) {
+      await store.recordReconciliation(first.id, { ...checked, result });
+      expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule)).toMatchObject(
+        heldBy('unknown'),
+      );
+    }
+    // Another write is not held, and nothing was counted for the held one.
+    expect((await store.approve(other.id, 'U0CAROL', 'test', noRule)).kind).toBe('claimed');
+    expect((await store.get(twin.id))?.approvals).toEqual([]);
+    expect((await store.getWithFreeze(twin.id))?.request.status).toBe('pending');
+
+    await store.recordReconciliation(first.id, { ...checked, result: 'not_found' });
+    expect(await store.unsettledTwin(first.fingerprint)).toBeUndefined();
+    expect((await store.approve(twin.id, 'U0CAROL', 'test', noRule)).kind).toBe('claimed');
+  });
+
+  it("keeps a person's word on an unknown outcome: no automatic check replaces it", async () => {
+    const request = await store.create(newRequest());
+    expect(
+      await store.recordReconciliation(request.id, {
+        checkedAt: new Date().toISOString(),
+        result: 'not_found',
+        detail: 'not unknown yet',
+      }),
+    ).toBeUndefined();
+    await store.approve(request.id, 'U0BOB', 'test', noRule);
+    await store.finishExecution(request.id, 'unknown', { message: 'timeout' });
+    const resolved = await store.recordReconciliation(request.id, {
+      checkedAt: new Date().toISOString(),
+      result: 'not_found',
+      detail: 'no payout in the dashboard',
+      resolvedBy: 'U0CAROL',
+    });
+    expect(resolved?.reconciliation).toMatchObject({ result: 'not_found', resolvedBy: 'U0CAROL' });
+    const later = await store.recordReconciliation(request.id, {
+      checkedAt: new Date().toISOString(),
+      result: 'check_failed',
+      detail: 'the list could not be read',
+    });
+    expect(later).toBeUndefined();
+    expect((await store.get(request.id))?.reconciliation?.resolvedBy).toBe('U0CAROL');
+    const unresolved = await store.listUnresolved(0, 3_600_000);
+    expect(unresolved.map((entry) => entry.id)).not.toContain(request.id);
+    const events = (await store.history(request.id)).map(
+      (entry) => `${entry.event}:${entry.actor}`,
+    );
+    expect(events.at(-1)).toBe('resolved:U0CAROL');
   });
 
   it('keeps an append-only audit log', async () => {

@@ -7,6 +7,7 @@ import type {
 } from '@slack/types';
 import {
   fieldsOf,
+  outcomeSettled,
   type PaymentRequest,
   type ProviderOutcome,
   type Reconciliation,
@@ -279,7 +280,9 @@ const STATUS_TEXTS: Readonly<Record<RequestStatus, (request: PaymentRequest) => 
     [
       `:warning: *Outcome unknown — do NOT resubmit.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}; the provider may or may not have executed it.${detailLine(request.outcome)}`,
       reconciliationText(request.reconciliation),
-      'A new attempt needs a new request and a new approval.',
+      outcomeSettled(request.reconciliation)
+        ? 'A new attempt needs a new request and a new approval.'
+        : `Until a check finds it or not, the same write cannot be requested again; an approver who looked at the provider can settle it with \`/pay resolve ${request.id} executed|not-executed &lt;what you checked&gt;\`.`,
     ].join('\n'),
   rejected: (request) =>
     `:no_entry_sign: *Rejected* by ${decider(request)} ${when(request.updatedAt)}: ${reasonText(request)}`,
@@ -332,9 +335,16 @@ function reconciliationText(reconciliation: Reconciliation | undefined): string 
   if (reconciliation === undefined) {
     return 'Reconciliation: not checked yet — payops looks for a matching operation at the provider.';
   }
-  const checked = `Reconciliation ${when(reconciliation.checkedAt)}:`;
   const detail = inlineText(reconciliation.detail, 600);
   const tail = detail === '' ? '' : ` ${detail}`;
+  if (reconciliation.resolvedBy) {
+    const verdict =
+      reconciliation.result === 'found'
+        ? '*executed*'
+        : '*not executed* — the same write may be requested again';
+    return `Resolved by ${person(reconciliation.resolvedBy)} ${when(reconciliation.checkedAt)}, who looked at the provider: ${verdict}.${tail}`;
+  }
+  const checked = `Reconciliation ${when(reconciliation.checkedAt)}:`;
   if (reconciliation.result === 'found') {
     const found = outcomeDetails({
       providerId: reconciliation.providerId,

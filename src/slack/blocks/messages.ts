@@ -1,3 +1,4 @@
+import type { UnsettledTwin } from '../../domain/approval.ts';
 import type { Scope } from '../../domain/operations.ts';
 import type { PaymentsApiError } from '../../payments/errors.ts';
 import {
@@ -132,4 +133,20 @@ export function renderInternalError(reference: string): SlackMessage {
   return notice(
     `Something failed inside payops, so your command got no answer. Please try again; if it keeps failing, give an administrator the reference ${code(reference)} so they can find it in the logs.`,
   );
+}
+
+/**
+ * Why the same write cannot be requested, or a pending twin approved, right now. `what` is the
+ * refused act: `Not requested` or `Your approval of #13 was not counted`.
+ */
+export function heldText(what: string, twin: UnsettledTwin): string {
+  const state =
+    twin.status === 'executing'
+      ? 'is being sent to the provider right now'
+      : 'has an unknown outcome that no check has settled yet, so it may have been executed';
+  const settle =
+    twin.status === 'executing'
+      ? `Wait for its outcome on its approval message (\`/pay request ${twin.id}\`).`
+      : `payops looks for it at the provider every minute (\`/pay request ${twin.id}\` shows what is known); once it is found or not found — or an approver who looked at the provider says so with \`/pay resolve ${twin.id} executed|not-executed &lt;what you checked&gt;\` — try again.`;
+  return `${what}: request #${twin.id} is for exactly the same write and ${state}. Nothing was done. ${settle}`;
 }

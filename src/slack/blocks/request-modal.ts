@@ -308,3 +308,16 @@ export function buildRejectReasonModal(requestId: number): ModalView {
     ],
   };
 }
+
+/**
+ * A modal holding one line of text, no submit button: what a form opens as while payops reads
+ * what it needs (a trigger_id lives about 3 s), or what it becomes when the person may not go on.
+ */
+export function buildNoticeModal(text: string): ModalView {
+  return {
+    type: 'modal',
+    title: plainText('payops', LIMIT.title),
+    close: plainText('Close', LIMIT.button),
+    blocks: [section(text)],
+  };
+}

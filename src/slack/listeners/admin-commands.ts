@@ -7,7 +7,14 @@ import { renderRequestDetail, renderRequestList } from '../blocks/request-views.
 import type { ApprovalMessages } from './approval-messages.ts';
 
 /** `/pay` words about the approval flow itself, rather than the provider. */
-export const ADMIN_WORDS = ['freeze', 'unfreeze', 'requests', 'request', 'audit'] as const;
+export const ADMIN_WORDS = [
+  'freeze',
+  'unfreeze',
+  'requests',
+  'request',
+  'resolve',
+  'audit',
+] as const;
 export type AdminWord = (typeof ADMIN_WORDS)[number];
 
 export function isAdminWord(word: string): word is AdminWord {
@@ -21,8 +28,8 @@ export interface AdminDeps {
 }
 
 /**
- * Approvers only: the kill switch, pending requests, one request's history, the audit CSV.
- * Checked at the moment of each command.
+ * Approvers only: the kill switch, pending requests, one request's history, settling an unknown
+ * outcome by hand, the audit CSV. Checked at the moment of each command.
  */
 export async function answerAdminCommand(
   deps: AdminDeps,
@@ -69,6 +76,31 @@ export async function answerAdminCommand(
           from: entry.fromStatus,
           to: entry.toStatus,
         })),
+      );
+    }
+    case 'resolve': {
+      const parsed = /^#?(\d{1,15})\s+(executed|not-executed)\s+(\S[\s\S]*)$/i.exec(rest.trim());
+      if (!parsed) {
+        return notice(
+          'Say which request, what you found at the provider and what you checked: `/pay resolve 12 executed payout po_123 is in the dashboard` or `/pay resolve 12 not-executed no payout to this recipient since the request`.',
+        );
+      }
+      const [, id, verdict, note] = parsed as unknown as [string, string, string, string];
+      const executed = verdict.toLowerCase() === 'executed';
+      const result = await deps.workflow.resolve(
+        Number(id),
+        command.user_id,
+        executed,
+        note.trim().slice(0, 500),
+      );
+      if (result.kind === 'not_found') return notice(`Request #${id} does not exist.`);
+      if (result.kind === 'not_allowed') return renderNotAllowed(deps.accessAdmin);
+      if (result.kind === 'refused') return notice(result.reason);
+      await deps.messages.refresh(result.request);
+      return notice(
+        executed
+          ? `Request #${id} is recorded as executed, on your word. Its message and the audit log say so.`
+          : `Request #${id} is recorded as not executed, on your word: the same write may be requested again. Its message and the audit log say so.`,
       );
     }
     case 'audit': {

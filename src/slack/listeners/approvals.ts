@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { BlockAction, ButtonAction } from '@slack/bolt';
+import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow, Denied } from '../../app/approvals.ts';
 import type { ReadService } from '../../app/reads.ts';
+import type { PaymentRequest } from '../../domain/approval.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
@@ -10,11 +12,13 @@ import { findList, recordIdentity } from '../../payments/response-shape.ts';
 import { renderRequesterConfirmation } from '../blocks/approval-card.ts';
 import { notice, type SlackMessage } from '../blocks/format.ts';
 import {
+  heldText,
   renderDirectoryUnavailable,
   renderMissingScopes,
   renderNotAllowed,
 } from '../blocks/messages.ts';
 import {
+  buildNoticeModal,
   buildRejectReasonModal,
   buildRequestModal,
   type Option,
@@ -29,6 +33,11 @@ import type { ListenerRegistry } from './registry.ts';
 
 /** How long a provider call runs before its approval message says it is being sent. */
 const IN_FLIGHT_NOTICE_AFTER_MS = 1_000;
+/**
+ * How long a form's submission waits for its outcome to answer inside the ack (Slack gives
+ * 3 s, the hand-over from the ingress and the network take some): past it the form closes.
+ */
+const FORM_ANSWER_WITHIN_MS = 2_000;
 
 export interface ApprovalDeps {
   workflow: ApprovalWorkflow;
@@ -54,18 +63,16 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
       const id = requestIdOf(action.value);
       if (id === undefined)
         return tell(deps.logger, respond, 'That button does not name a request.');
-      const decision = await deps.workflow.canApprove(body.user.id);
-      if (!decision.allowed) {
-        return tell(
-          deps.logger,
-          respond,
-          deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin),
-        );
-      }
-      // The click's origin travels with the form; the workflow checks it when the reason comes.
-      const view = buildRejectReasonModal(id);
-      view.private_metadata = JSON.stringify({ id, ...originOf(body) });
-      await client.views.open({ trigger_id: body.trigger_id, view });
+      await openModalThenFill(client, body.trigger_id, async () => {
+        const decision = await deps.workflow.canApprove(body.user.id);
+        if (!decision.allowed) {
+          return buildNoticeModal(deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
+        }
+        // The click's origin travels with the form; the workflow checks it when the reason comes.
+        const view = buildRejectReasonModal(id);
+        view.private_metadata = JSON.stringify({ id, ...originOf(body) });
+        return view;
+      });
     });
   });
 
@@ -88,30 +95,41 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
     });
   });
 
-  app.view(VIEW.rejectReason, async ({ ack, view, body }) => {
+  app.view(VIEW.rejectReason, async ({ ack, view, body, client }) => {
     const errors = (reason: string) => ack({ response_action: 'errors', errors: { reason } });
     const form = rejectFormOf(view.private_metadata);
     const reason = (view.state.values.reason?.reason?.value ?? '').trim();
     if (!form) return errors('This form is not for a known request.');
     if (!reason) return errors('Say why, so the requester can fix it.');
-    let result: Awaited<ReturnType<ApprovalWorkflow['reject']>>;
-    try {
-      result = await deps.workflow.reject(form.id, body.user.id, reason.slice(0, 500), form);
-    } catch (error) {
-      deps.logger.error({ err: error, requestId: form.id }, 'rejecting failed inside payops');
-      return errors('payops could not record the rejection just now; nothing changed. Try again.');
-    }
-    if (result.kind !== 'done') {
-      return errors(
-        result.kind === 'refused'
-          ? result.reason
-          : result.kind === 'not_found'
-            ? `Request #${form.id} does not exist.`
-            : deniedText(result, deps.accessAdmin),
-      );
-    }
+    const decided = deps.workflow.reject(form.id, body.user.id, reason.slice(0, 500), form).then(
+      (result): RejectionAnswer => rejectionAnswer(deps, form.id, result),
+      (error: unknown): RejectionAnswer => {
+        deps.logger.error({ err: error, requestId: form.id }, 'rejecting failed inside payops');
+        return {
+          refusal: 'payops could not record the rejection just now; nothing changed. Try again.',
+        };
+      },
+    );
+    // A refusal is best shown in the form, but only while Slack still waits for the answer.
+    let answerInTime: NodeJS.Timeout | undefined;
+    const early = await Promise.race([
+      decided,
+      new Promise<undefined>((resolve) => {
+        answerInTime = setTimeout(() => resolve(undefined), FORM_ANSWER_WITHIN_MS);
+      }),
+    ]);
+    clearTimeout(answerInTime);
+    if (early?.refusal !== undefined) return errors(early.refusal);
     await ack();
-    await deps.messages.refresh(result.request);
+    // Past the deadline the form is closed; its outcome comes as a message instead.
+    const answer = early ?? (await decided);
+    if (answer.rejected) await deps.messages.refresh(answer.rejected);
+    if (early === undefined && form.channelId) {
+      const text = answer.refusal ?? `Request #${form.id} is rejected; nothing was sent.`;
+      await client.chat
+        .postEphemeral({ channel: form.channelId, user: body.user.id, text })
+        .catch((error) => deps.logger.warn({ err: error }, 'could not tell a late rejection'));
+    }
   });
 
   app.view(VIEW.request, async ({ ack, view, body, client }) => {
@@ -170,19 +188,16 @@ export async function answerWriteCommand(
   if (parsed.kind === 'intent') {
     return createRequest(deps, parsed.intent, command.user_id, command.channel_id);
   }
-  const decision = await deps.workflow.canRequest(command.user_id);
-  if (!decision.allowed) return deniedMessage({ kind: 'not_allowed', decision }, deps.accessAdmin);
   const missing = deps.workflow.missingScopes(parsed);
   if (missing.length > 0)
     return renderMissingScopes(OPERATIONS[parsed.operationId].summary, missing);
-  await openRequestModal(
-    deps,
-    client,
-    command.trigger_id,
-    parsed.operationId,
-    parsed.path,
-    command.channel_id,
-  );
+  await openModalThenFill(client, command.trigger_id, async () => {
+    const decision = await deps.workflow.canRequest(command.user_id);
+    if (!decision.allowed) {
+      return buildNoticeModal(deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
+    }
+    return requestModal(deps, parsed.operationId, parsed.path, command.channel_id);
+  });
   return undefined;
 }
 
@@ -197,6 +212,7 @@ async function createRequest(
   if (result.kind === 'missing-scopes') {
     return renderMissingScopes(OPERATIONS[intent.operationId].summary, result.missing);
   }
+  if (result.kind === 'held') return notice(heldText('Not requested', result.twin));
   try {
     const posted = await deps.messages.post(result.request);
     return renderRequesterConfirmation(posted.request, posted.permalink);
@@ -212,30 +228,29 @@ async function createRequest(
 }
 
 /**
- * Opens a "loading" modal at once (a trigger_id lives ~3 s), then fills it with choices read
- * from the provider, so a slow provider cannot expire the trigger.
+ * Opens a "one moment" modal at once (a trigger_id lives about 3 s), then replaces it with
+ * `fill`'s view, so a slow permission check (Slack's directory) or a slow provider cannot expire
+ * the trigger.
  */
-async function openRequestModal(
-  deps: ApprovalDeps,
+async function openModalThenFill(
   client: WebClient,
   triggerId: string,
-  operationId: WriteOperationId,
-  path: Record<string, string>,
-  channelId: string,
+  fill: () => Promise<ModalView>,
 ): Promise<void> {
   const opened = await client.views.open({
     trigger_id: triggerId,
-    view: {
-      type: 'modal',
-      title: { type: 'plain_text', text: 'payops' },
-      blocks: [
-        {
-          type: 'section',
-          text: { type: 'mrkdwn', text: 'Reading wallets, recipients and corridors…' },
-        },
-      ],
-    },
+    view: buildNoticeModal('One moment…'),
   });
+  await client.views.update({ view_id: opened.view?.id as string, view: await fill() });
+}
+
+/** The request form, its selects filled with choices read from the provider. */
+async function requestModal(
+  deps: ApprovalDeps,
+  operationId: WriteOperationId,
+  path: Record<string, string>,
+  channelId: string,
+): Promise<ModalView> {
   const [wallets, recipients, corridors] = await Promise.all([
     choices(deps.reads, 'listWallets'),
     choices(deps.reads, 'listRecipients'),
@@ -246,7 +261,7 @@ async function openRequestModal(
     ...JSON.parse(view.private_metadata ?? '{}'),
     channelId,
   });
-  await client.views.update({ view_id: opened.view?.id as string, view });
+  return view;
 }
 
 async function choices(
@@ -287,6 +302,28 @@ function rejectFormOf(
   } catch {
     return undefined;
   }
+}
+
+/** A rejection's outcome: the rejected request, or why nothing changed. */
+interface RejectionAnswer {
+  rejected?: PaymentRequest;
+  refusal?: string;
+}
+
+function rejectionAnswer(
+  deps: ApprovalDeps,
+  id: number,
+  result: Awaited<ReturnType<ApprovalWorkflow['reject']>>,
+): RejectionAnswer {
+  if (result.kind === 'done') return { rejected: result.request };
+  return {
+    refusal:
+      result.kind === 'refused'
+        ? result.reason
+        : result.kind === 'not_found'
+          ? `Request #${id} does not exist.`
+          : deniedText(result, deps.accessAdmin),
+  };
 }
 
 function requestIdOf(value: string | undefined): number | undefined {
@@ -347,6 +384,12 @@ async function approve(
       return tell(deps.logger, respond, `Request #${id} does not exist.`);
     case 'refused':
       return tell(deps.logger, respond, result.reason);
+    case 'held':
+      return tell(
+        deps.logger,
+        respond,
+        heldText(`Your approval of #${id} was not counted (it stays pending)`, result.twin),
+      );
     case 'frozen':
       await deps.messages.refresh(result.request, { notify: false });
       return tell(

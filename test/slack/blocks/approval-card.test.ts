@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   fingerprint,
   type PaymentRequest,
+  type Reconciliation,
   type RequestStatus,
   TRANSITIONS,
 } from '../../../src/domain/approval.ts';
@@ -96,7 +97,12 @@ const DECIDED: Record<Exclude<RequestStatus, 'pending'>, [Partial<PaymentRequest
       ...APPROVED,
       outcome: { message: 'timeout' },
     },
-    ['*Outcome unknown — do NOT resubmit.*', 'not checked yet', 'a new request and a new approval'],
+    [
+      '*Outcome unknown — do NOT resubmit.*',
+      'not checked yet',
+      'the same write cannot be requested again',
+      '`/pay resolve 12 executed|not-executed &lt;what you checked&gt;`',
+    ],
   ],
   rejected: [
     { decidedBy: 'U03', reason: 'wrong beneficiary' },
@@ -345,25 +351,44 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
     },
   );
 
+  /** An unknown outcome's message text, with what was learnt of it. */
+  const unknownWith = (reconciliation: Omit<Reconciliation, 'checkedAt'>) =>
+    card(
+      request({
+        status: 'unknown',
+        reconciliation: { checkedAt: '2026-03-01T11:05:00.000Z', ...reconciliation },
+      }),
+    ).text;
+
   it('an unknown outcome states what reconciliation found: the id, nothing yet, or a failed check', () => {
     const reconciled = (result: 'found' | 'not_found' | 'check_failed') =>
-      card(
-        request({
-          status: 'unknown',
-          reconciliation: {
-            checkedAt: '2026-03-01T11:05:00.000Z',
-            result,
-            providerId: result === 'found' ? 'po_77' : undefined,
-            providerStatus: result === 'found' ? 'processing' : undefined,
-            detail: 'checked GET /payouts',
-          },
-        }),
-      ).text;
+      unknownWith({
+        result,
+        providerId: result === 'found' ? 'po_77' : undefined,
+        providerStatus: result === 'found' ? 'processing' : undefined,
+        detail: 'checked GET /payouts',
+      });
     expect(reconciled('found')).toContain(
       '*found* a matching operation, so it was executed (provider id `po_77` · provider status `processing`). checked GET /payouts',
     );
     expect(reconciled('not_found')).toContain('*not found yet*');
     expect(reconciled('check_failed')).toContain('*the check failed*');
+    // Found or not, a new attempt may be requested; a failed check holds the same write.
+    expect(reconciled('not_found')).toContain('A new attempt needs a new request');
+    expect(reconciled('check_failed')).toContain('cannot be requested again');
+  });
+
+  it("an approver's word on an unknown outcome names them, what they found and what they checked", () => {
+    const resolved = (result: 'found' | 'not_found') =>
+      unknownWith({
+        result,
+        detail: 'no payout to this recipient in the dashboard',
+        resolvedBy: 'U0CAROL',
+      });
+    expect(resolved('not_found')).toMatch(
+      /Resolved by <@U0CAROL> <!date\^[^>]+>, who looked at the provider: \*not executed\* — the same write may be requested again\. no payout to this recipient in the dashboard/,
+    );
+    expect(resolved('found')).toContain('who looked at the provider: *executed*.');
   });
 
   it('a freeze is shown as a banner naming who froze payments and why, buttons still there', () => {

@@ -70,8 +70,8 @@ export function fingerprint(
 /**
  * Another request for exactly the same write (same fingerprint) that is being sent now, or
  * whose outcome is unknown and that no read or person has settled yet (`found` or
- * `not_found`): while one exists, the same write cannot be requested again and approvals of a
- * pending twin are not counted, since the first may have been executed.
+ * `not_found`): while one exists, the same write cannot be requested again and the approval
+ * that would execute a pending twin is not counted, since the first may have been executed.
  */
 export interface UnsettledTwin {
   id: number;

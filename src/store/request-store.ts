@@ -88,22 +88,16 @@ const SELECT_REQUEST = `select ${REQUEST_COLUMNS} from payment_requests r`;
 const UNSETTLED = `(t.status = 'executing' or (t.status = 'unknown'
   and coalesce(t.reconciliation->>'result', 'unchecked') not in ('found', 'not_found')))`;
 
-/** Request `r`'s first unsettled twin as `{id, status}` JSON, or null. */
-const UNSETTLED_TWIN_OF_R = `(select json_build_object('id', t.id, 'status', t.status)
-    from payment_requests t
-   where t.fingerprint = r.fingerprint and t.id <> r.id and ${UNSETTLED}
-   order by t.id limit 1)`;
-
 /** The kill switch's row (`freeze_state f`), as `FreezeRow` reads it. */
 const FREEZE_COLUMNS = `f.frozen as freeze_frozen, f.reason as freeze_reason,
   f.changed_by as freeze_changed_by, f.changed_at as freeze_changed_at`;
 
 /**
  * A request and the kill switch in one round trip (`and r.id = $1` to be appended), with the
- * request's version, which approve checks its write against, and its unsettled twin.
+ * request's version, which approve checks its write against.
  */
 const SELECT_REQUEST_AND_FREEZE = `
-  select ${REQUEST_COLUMNS}, ${FREEZE_COLUMNS}, r.version, ${UNSETTLED_TWIN_OF_R} as held_by
+  select ${REQUEST_COLUMNS}, ${FREEZE_COLUMNS}, r.version
   from payment_requests r cross join freeze_state f
   where f.id = 1`;
 
@@ -111,7 +105,8 @@ const SELECT_REQUEST_AND_FREEZE = `
  * One approval counted and, when it is the last one needed ($5), the claim — each with its
  * audit row — in one statement, written only if the request is still pending at version $8
  * (the one its rules were checked against) and, for a claim, payments are not frozen and no
- * twin became unsettled since the read. For a
+ * twin ($3 is the fingerprint) is unsettled: that twin is returned (`held_by`), so a held
+ * claim costs no extra round trip and a refused click's read no extra work. For a
  * claim the kill switch is share-locked until commit (a locking read sees the latest freeze),
  * so no freeze lands between this check and the claim; a request changed meanwhile writes
  * nothing (no row in `bumped`) and the caller reads it again. The claim's audit row reads the
@@ -120,6 +115,11 @@ const SELECT_REQUEST_AND_FREEZE = `
 const APPROVE_AND_CLAIM = `
   with kill_switch as (
     select frozen from freeze_state where id = 1 for share
+  ), twin as (
+    select json_build_object('id', t.id, 'status', t.status) as held_by
+      from payment_requests t
+     where $5::boolean and t.fingerprint = $3 and t.id <> $1 and ${UNSETTLED}
+     order by t.id limit 1
   ), bumped as (
     update payment_requests
        set version = version + 1,
@@ -129,8 +129,7 @@ const APPROVE_AND_CLAIM = `
            updated_at = case when $5::boolean then now() else updated_at end
      where id = $1 and version = $8 and status = 'pending'
        and not ($5::boolean and (select frozen from kill_switch))
-       and not ($5::boolean and exists (
-         select 1 from payment_requests t where t.fingerprint = $3 and t.id <> $1 and ${UNSETTLED}))
+       and not exists (select 1 from twin)
     returning id, fingerprint, updated_at
   ), approval as (
     insert into approvals (request_id, approver_id) select id, $2 from bumped
@@ -144,7 +143,8 @@ const APPROVE_AND_CLAIM = `
       from bumped, approved_audit where $5::boolean
   )
   select (select approved_at from approval) as approved_at,
-         (select updated_at from bumped where $5::boolean) as claimed_updated_at`;
+         (select updated_at from bumped where $5::boolean) as claimed_updated_at,
+         (select held_by from twin) as held_by`;
 
 /** Reads and conditional writes of one approval before it gives up: each retry means another
  * click changed the request meanwhile, so this many in a row is a storm, not bad luck. */
@@ -261,7 +261,7 @@ export class RequestStore {
     // Optimistic: the rules run on the request as read, and the write counts only if nothing
     // changed since (its version), so no transaction holds a lock across a round trip.
     for (let attempt = 1; attempt <= APPROVE_ATTEMPTS; attempt++) {
-      const [row] = await this.#db.query<Row & FreezeRow & { version: unknown } & HeldRow>(
+      const [row] = await this.#db.query<Row & FreezeRow & { version: unknown }>(
         `${SELECT_REQUEST_AND_FREEZE} and r.id = $1`,
         [id],
       );
@@ -269,18 +269,18 @@ export class RequestStore {
       const request = toRequest(row);
       const refusal = rule(request, approverId);
       if (refusal) return { kind: 'refused', reason: refusal, request };
-      const twin = toTwin(row);
-      if (twin) return { kind: 'held', twin, request };
       const complete = request.approvals.length + 1 >= request.requiredApprovals;
       if (complete) {
         const freeze = toFreeze(row);
         if (freeze.frozen) return { kind: 'frozen', freeze, request };
         assertTransition(id, 'pending', 'executing');
       }
-      const [written] = await this.#db.query<{
-        approved_at: Date | string | null;
-        claimed_updated_at: Date | string | null;
-      }>(APPROVE_AND_CLAIM, [
+      const [written] = await this.#db.query<
+        {
+          approved_at: Date | string | null;
+          claimed_updated_at: Date | string | null;
+        } & HeldRow
+      >(APPROVE_AND_CLAIM, [
         id,
         approverId,
         request.fingerprint,
@@ -293,8 +293,12 @@ export class RequestStore {
         JSON.stringify({ claimedBy }),
         String(row.version),
       ]);
-      // Changed since it was read (another approval, a decision, a freeze): read it again.
-      if (!written?.approved_at) continue;
+      if (!written?.approved_at) {
+        const twin = written && toTwin(written);
+        if (twin) return { kind: 'held', twin, request };
+        // Changed since it was read (another approval, a decision, a freeze): read it again.
+        continue;
+      }
       const approvals = [
         ...request.approvals,
         { userId: approverId, at: iso(written.approved_at) },

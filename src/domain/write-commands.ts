@@ -31,6 +31,8 @@ export const MAX_VALUE_LENGTH = 500;
 export const MAX_IDENTIFIER_LENGTH = 128;
 /** Wei-denominated tokens have 18 decimals; nothing needs more. */
 export const MAX_AMOUNT_DECIMALS = 18;
+/** A quadrillion less one: more whole digits are a typing accident (and too long to show). */
+export const MAX_AMOUNT_WHOLE_DIGITS = 15;
 
 const CURRENCY_FIELDS: ReadonlySet<string> = new Set([
   'currency',
@@ -218,6 +220,9 @@ function unknownField(operationId: WriteOperationId, name: string): FieldError {
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point here.
 const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
 
+/** Spaces that look like an ordinary one but are not (no-break, thin, ideographic…). */
+const SPECIAL_SPACE = /[\u00a0\u1680\u180e\u2000-\u200a\u202f\u205f\u3000]/;
+
 /** What is wrong with one value, or undefined. Identifiers are the `*_id` fields and path ids. */
 function valueProblem(name: string, value: string, isPathParam: boolean): string | undefined {
   if (value.trim() === '') return 'empty — give a value';
@@ -231,6 +236,19 @@ function valueProblem(name: string, value: string, isPathParam: boolean): string
   if (name === 'amount') return amountProblem(value);
   if (CURRENCY_FIELDS.has(name)) return currencyProblem(value);
   if (name === 'country') return countryProblem(value);
+  return spacingProblem(value);
+}
+
+/**
+ * The approval message shows text on one line with single spaces: a value it would show
+ * otherwise than it is sent is refused, so what is approved is exactly what is sent.
+ */
+function spacingProblem(value: string): string | undefined {
+  if (SPECIAL_SPACE.test(value)) {
+    return 'contains a special space (no-break, thin or wide) — type an ordinary space';
+  }
+  if (value !== value.trim()) return 'starts or ends with a space — remove it';
+  if (value.includes('  ')) return 'has two spaces in a row — use one';
   return undefined;
 }
 
@@ -246,10 +264,13 @@ function identifierProblem(value: string): string | undefined {
 }
 
 function amountProblem(value: string): string | undefined {
-  const decimals = value.split('.')[1]?.length ?? 0;
+  const [whole = '', fraction = ''] = value.split('.');
   if (isPositiveDecimalString(value)) {
-    return decimals > MAX_AMOUNT_DECIMALS
-      ? `\`${clip(value)}\` has ${decimals} decimals; at most ${MAX_AMOUNT_DECIMALS}`
+    if (fraction.length > MAX_AMOUNT_DECIMALS) {
+      return `\`${clip(value)}\` has ${fraction.length} decimals; at most ${MAX_AMOUNT_DECIMALS}`;
+    }
+    return whole.length > MAX_AMOUNT_WHOLE_DIGITS
+      ? `\`${clip(value)}\` has ${whole.length} digits before the decimal point; at most ${MAX_AMOUNT_WHOLE_DIGITS}`
       : undefined;
   }
   const shown = `\`${clip(value)}\``;

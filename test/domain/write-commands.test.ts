@@ -12,6 +12,7 @@ import {
   type FieldError,
   isWriteCommandWord,
   MAX_AMOUNT_DECIMALS,
+  MAX_AMOUNT_WHOLE_DIGITS,
   MAX_IDENTIFIER_LENGTH,
   MAX_VALUE_LENGTH,
   parseWriteCommand,
@@ -72,7 +73,7 @@ describe('write command words', () => {
 describe('parseWriteCommand', () => {
   it('turns a complete payout into an intent with every value exactly as typed', () => {
     const parse = parseWriteCommand(
-      'payout wallet_id=wal_1 amount=10.00 currency=usdc beneficiary_name=" Jane  Roe " beneficiary_account=000123 beneficiary_routing=021000021 destination_type=ACH',
+      'payout wallet_id=wal_1 amount=10.00 currency=usdc beneficiary_name="Jane Roe = Jr" beneficiary_account=000123 beneficiary_routing=021000021 destination_type=ACH',
     );
     expect(parse).toEqual({
       kind: 'intent',
@@ -83,7 +84,7 @@ describe('parseWriteCommand', () => {
           wallet_id: 'wal_1',
           amount: '10.00',
           currency: 'usdc',
-          beneficiary_name: ' Jane  Roe ',
+          beneficiary_name: 'Jane Roe = Jr',
           beneficiary_account: '000123',
           beneficiary_routing: '021000021',
           destination_type: 'ACH',
@@ -257,15 +258,30 @@ describe('validateWriteFields', () => {
     );
   });
 
-  it('refuses empty and blank values, but keeps spaces around a real value', () => {
+  it('refuses empty and blank values', () => {
     expect(messageFor('beneficiary_name', { beneficiary_name: '' })).toBe(
       'beneficiary_name: empty — give a value',
     );
     expect(messageFor('beneficiary_name', { beneficiary_name: '   ' })).toBe(
       'beneficiary_name: empty — give a value',
     );
-    const result = validateWriteFields('createPayout', {}, { ...PAYOUT, beneficiary_name: ' J ' });
-    expect('intent' in result && result.intent.fields.beneficiary_name).toBe(' J ');
+  });
+
+  it('refuses spacing the approval message could not show as it is sent', () => {
+    const refusals: Record<string, string> = {
+      ' Jane Roe': 'starts or ends with a space — remove it',
+      'Jane Roe ': 'starts or ends with a space — remove it',
+      'Jane  Roe': 'has two spaces in a row — use one',
+      'Jane\u00a0Roe': 'contains a special space (no-break, thin or wide) — type an ordinary space',
+      'Jane\u2009Roe': 'contains a special space (no-break, thin or wide) — type an ordinary space',
+    };
+    for (const [beneficiary_name, problem] of Object.entries(refusals)) {
+      expect(messageFor('beneficiary_name', { beneficiary_name })).toBe(
+        `beneficiary_name: ${problem}`,
+      );
+    }
+    const result = validateWriteFields('createPayout', {}, { ...PAYOUT, beneficiary_name: 'J R' });
+    expect('intent' in result && result.intent.fields.beneficiary_name).toBe('J R');
   });
 
   it('refuses unknown fields by name, suggesting the closest known one', () => {
@@ -300,6 +316,7 @@ describe('validateWriteFields', () => {
         '`10 USD` is not a plain decimal amount — write digits with at most one decimal point (no commas, spaces, signs or exponent), like 1250.50',
       NaN: '`NaN` is not a plain decimal amount — write digits with at most one decimal point (no commas, spaces, signs or exponent), like 1250.50',
       [`1.${'0'.repeat(MAX_AMOUNT_DECIMALS)}1`]: `\`1.0000000000000000001\` has 19 decimals; at most ${MAX_AMOUNT_DECIMALS}`,
+      [`1${'0'.repeat(MAX_AMOUNT_WHOLE_DIGITS)}.5`]: `\`1${'0'.repeat(MAX_AMOUNT_WHOLE_DIGITS)}.5\` has 16 digits before the decimal point; at most ${MAX_AMOUNT_WHOLE_DIGITS}`,
     };
     for (const [amount, problem] of Object.entries(refusals)) {
       expect(messageFor('amount', { amount })).toBe(`amount: ${problem}`);
@@ -501,7 +518,7 @@ describe('properties', () => {
     );
   });
 
-  /** A value each field accepts; free text may carry any visible character, spaces included. */
+  /** A value each field accepts; free text may carry any visible character, single spaces inside. */
   function validValue(field: string): fc.Arbitrary<string> {
     if (field === 'amount') {
       return fc
@@ -512,14 +529,21 @@ describe('properties', () => {
         .map(([units, scale]) => {
           const digits = units.toString().padStart(scale + 1, '0');
           return scale === 0 ? digits : `${digits.slice(0, -scale)}.${digits.slice(-scale)}`;
-        });
+        })
+        .filter((amount) => (amount.split('.')[0] as string).length <= MAX_AMOUNT_WHOLE_DIGITS);
     }
     if (field.endsWith('currency')) return fc.stringMatching(/^[A-Za-z]{3,6}$/);
     if (field === 'country') return fc.stringMatching(/^[A-Za-z]{2}$/);
     if (field.endsWith('_id')) return fc.stringMatching(/^[A-Za-z0-9_.:-]{3,40}$/);
     return fc
       .string({ unit: 'grapheme', minLength: 1, maxLength: 40 })
-      .filter((text) => text.trim() !== '' && !/["\p{Cc}\p{Cf}\u2028\u2029]/u.test(text));
+      .filter(
+        (text) =>
+          text.trim() === text &&
+          text !== '' &&
+          !text.includes('  ') &&
+          !/["\p{Cc}\p{Cf}\p{Zs}\u2028\u2029]/u.test(text.replaceAll(' ', '')),
+      );
   }
 
   it('intent fields are in catalogue order whatever the typing order, and the body is exactly the typed values', () => {

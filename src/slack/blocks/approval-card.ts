@@ -15,6 +15,7 @@ import {
 } from '../../domain/approval.ts';
 import { maskAccount, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
+import { MAX_VALUE_LENGTH } from '../../domain/write-commands.ts';
 import { ACTION } from '../interaction-ids.ts';
 import {
   amountText,
@@ -93,7 +94,12 @@ const AMOUNT_CURRENCY_FIELDS = ['currency', 'source_currency'];
 const RECIPIENT_ACCOUNT_FIELDS = ['beneficiary_account', 'account_number', 'destination_address'];
 
 const MAX_AMOUNT_TEXT = 200;
-const MAX_OTHER_FIELDS_TEXT = 1200;
+/**
+ * A value as long as payops accepts, every character escaped (`&` is `&amp;`), is shown whole:
+ * an approver sees all of what is sent.
+ */
+const MAX_SHOWN = MAX_VALUE_LENGTH * '&amp;'.length;
+const MAX_OTHER_FIELDS_TEXT = 2800;
 /** Confirm dialog limits (Block Kit reference): title 100, text 300, buttons 30. */
 const CONFIRM = { title: 100, text: 300, button: 30 };
 
@@ -232,8 +238,8 @@ function fieldValue(name: string, value: unknown, labels: CardLabels): string {
   if (name === 'external_account_id' || name === 'externalAccountId') {
     return named(labels.recipientName, text);
   }
-  if (/(_id|Id)$/.test(name) || FIELD_LABELS.get(name) === 'Rail') return code(text);
-  return inlineText(text, 200) || '_empty_';
+  if (/(_id|Id)$/.test(name) || FIELD_LABELS.get(name) === 'Rail') return code(text, MAX_SHOWN);
+  return inlineText(text, MAX_SHOWN) || '_empty_';
 }
 
 /**
@@ -249,7 +255,7 @@ function abbreviatedAddress(address: string): string {
 /** `*Acme payroll* · `wal_1``: the name people know, then the id that is sent. */
 function named(label: string | undefined, id: string): string {
   const name = label === undefined ? '' : inlineText(label, 80);
-  return name === '' ? code(id) : `*${name}* · ${code(id)}`;
+  return name === '' ? code(id, MAX_SHOWN) : `*${name}* · ${code(id, MAX_SHOWN)}`;
 }
 
 /** Body values are strings (payops stores them so); anything else is shown as its JSON. */

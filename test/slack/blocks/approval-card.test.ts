@@ -9,6 +9,7 @@ import {
   TRANSITIONS,
 } from '../../../src/domain/approval.ts';
 import { BANKING_FIELDS, isWrite, OPERATION_IDS } from '../../../src/domain/operations.ts';
+import { MAX_IDENTIFIER_LENGTH, MAX_VALUE_LENGTH } from '../../../src/domain/write-commands.ts';
 import {
   type ApprovalCardContext,
   renderApprovalCard,
@@ -275,6 +276,17 @@ describe('renderApprovalCard: what exactly is asked', () => {
     expectNoLiveMarkup({ text: renderThreadUpdate(req).text, blocks: [] });
   });
 
+  it('shows every value payops accepts whole, however long, escaped or not', () => {
+    const name = `${'A&B '.repeat(MAX_VALUE_LENGTH / 4 - 1)}Corp`;
+    const wallet = `w${'<'.repeat(MAX_IDENTIFIER_LENGTH - 1)}`;
+    const { text } = card(
+      request({}, { ...PAYOUT_FIELDS, beneficiary_name: name, wallet_id: wallet }),
+    );
+    expect(name).toHaveLength(MAX_VALUE_LENGTH);
+    expect(text).toContain(`*Beneficiary:* ${name.replaceAll('&', '&amp;')}`);
+    expect(text).toContain(`\`w${'&lt;'.repeat(MAX_IDENTIFIER_LENGTH - 1)}\``);
+  });
+
   it('long values and hundreds of fields stay within Slack limits', () => {
     const long = 'x'.repeat(5000);
     const fields: Record<string, string> = Object.fromEntries(
@@ -289,8 +301,9 @@ describe('renderApprovalCard: what exactly is asked', () => {
       { freeze: { reason: long, by: 'U05', at: long }, labels: { walletLabel: long } },
     );
     expect(message.blocks.length).toBeLessThanOrEqual(50);
-    expect(text).toContain('*Other fields:*');
+    // Far past what payops accepts: cut, visibly, and the fingerprint of what is sent still shown.
     expect(text).toContain('…');
+    expect(text).toContain('Payload fingerprint');
   });
 });
 

@@ -69,9 +69,9 @@ export function fingerprint(
 
 /**
  * Another request for exactly the same write (same fingerprint) that is being sent now, or
- * whose outcome is unknown and that no read or person has settled yet (`found` or
- * `not_found`): while one exists, the same write cannot be requested again and the approval
- * that would execute a pending twin is not counted, since the first may have been executed.
+ * whose outcome is unknown and not settled (`outcomeSettled`): while one exists, the same write
+ * cannot be requested again and the approval that would execute a pending twin is not counted,
+ * since the first may have been executed.
  */
 export interface UnsettledTwin {
   id: number;
@@ -79,11 +79,13 @@ export interface UnsettledTwin {
 }
 
 /**
- * An unknown outcome is settled once a read or a person found it (`found`) or not
- * (`not_found`); `UNSETTLED` in the request store says the same in SQL.
+ * An unknown outcome is settled once a read found it (`found`: it was executed) or an approver
+ * who looked at the provider said what happened (`resolvedBy`). A read that found nothing does
+ * not settle it: the spec promises no fresh lists, and a late record must not invite a second
+ * payment. `UNSETTLED` in the request store says the same in SQL.
  */
 export function outcomeSettled(reconciliation: Reconciliation | undefined): boolean {
-  return reconciliation?.result === 'found' || reconciliation?.result === 'not_found';
+  return reconciliation?.result === 'found' || reconciliation?.resolvedBy !== undefined;
 }
 
 export interface ProviderOutcome {
@@ -101,8 +103,8 @@ export interface Reconciliation {
   checkedAt: string;
   /**
    * `found`: exactly one record shows the request's effect (so it was executed); `ambiguous`:
-   * several could be it, a person must look; `not_found`: none seen yet. Until one of `found`
-   * or `not_found`, a new request for the same write is held (see `RequestStore`).
+   * several could be it, a person must look; `not_found`: none seen yet. Until it is settled
+   * (`outcomeSettled`), a new request for the same write is held.
    */
   result: 'found' | 'ambiguous' | 'not_found' | 'check_failed';
   /**

@@ -85,9 +85,10 @@ export function redactSensitiveText(text: string): string {
 
 /**
  * Any run of 6 or more digits, as in an account number quoted inside a provider's error
- * message, becomes `••••1234` — but not the digits of a decimal amount (`1250000.00`), which
- * a person needs to read. For free text payops shows or stores but did not write.
+ * message, becomes `••••1234` — but not the digits of an amount written with a decimal point
+ * (`1250000.00`, `0.0000012`), which a person needs to read. For free text payops shows or
+ * stores but did not write.
  */
 export function maskLongNumbers(text: string): string {
-  return text.replace(/(?<![\d.])\d{6,}(?!\d|[.,]\d)/g, (digits) => `${MASK}${digits.slice(-4)}`);
+  return text.replace(/(?<!\d|\d\.)\d{6,}(?!\d|\.\d)/g, (digits) => `${MASK}${digits.slice(-4)}`);
 }

@@ -28,6 +28,8 @@ export type WriteParse =
 
 /** Longer values are typing accidents, not names or addresses. */
 export const MAX_VALUE_LENGTH = 500;
+/** Every value of one request together: far more than any write of the spec needs. */
+export const MAX_BODY_LENGTH = 1_500;
 export const MAX_IDENTIFIER_LENGTH = 128;
 /** Wei-denominated tokens have 18 decimals; nothing needs more. */
 export const MAX_AMOUNT_DECIMALS = 18;
@@ -115,6 +117,7 @@ export function validateWriteFields(
         : valueProblem(name, value, false);
     if (problem !== undefined) errors.push({ field: name, message: `${name}: ${problem}` });
   }
+  if (errors.length === 0) errors.push(...bodyLengthErrors(spec.bodyFields, fields));
   if (errors.length > 0) return { errors };
   return {
     intent: {
@@ -123,6 +126,26 @@ export function validateWriteFields(
       fields: Object.fromEntries(spec.bodyFields.map((name) => [name, fields[name] as string])),
     },
   };
+}
+
+/**
+ * All values together: the approval message must show every one whole (Slack allows about
+ * 12,000 characters of text in a message, and a value's `&` becomes `&amp;`).
+ */
+function bodyLengthErrors(
+  bodyFields: readonly string[],
+  fields: Readonly<Record<string, string | undefined>>,
+): FieldError[] {
+  const lengths = bodyFields.map((name) => ({ name, length: fields[name]?.length ?? 0 }));
+  const total = lengths.reduce((sum, field) => sum + field.length, 0);
+  if (total <= MAX_BODY_LENGTH) return [];
+  const longest = lengths.reduce((a, b) => (b.length > a.length ? b : a));
+  return [
+    {
+      field: longest.name,
+      message: `${longest.name}: the values together are ${total} characters long; at most ${MAX_BODY_LENGTH} — shorten this one (${longest.length})`,
+    },
+  ];
 }
 
 /**
@@ -216,12 +239,13 @@ function unknownField(operationId: WriteOperationId, name: string): FieldError {
 }
 
 // Invisible characters that make two values look alike, or make the approval message show other
-// text than what is sent: C0/C1 controls, line separators, zero-width space, BOM, and bidi marks.
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point here.
-const INVISIBLE = /[\u0000-\u001f\u007f-\u009f\u200b\u200e\u200f\u2028-\u202e\u2066-\u2069\ufeff]/;
+// text than what is sent: C0/C1 controls, line separators, zero-width characters and joiners,
+// the soft hyphen, fillers, variation selectors, tag characters, BOM, and bidi marks.
+const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Variation_Selector}\u115f\u1160\u2028\u2029\u3164\uffa0]|\u034f/u;
 
 /** Spaces that look like an ordinary one but are not (no-break, thin, ideographic…). */
-const SPECIAL_SPACE = /[\u00a0\u1680\u180e\u2000-\u200a\u202f\u205f\u3000]/;
+const SPECIAL_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
 
 /** What is wrong with one value, or undefined. Identifiers are the `*_id` fields and path ids. */
 function valueProblem(name: string, value: string, isPathParam: boolean): string | undefined {

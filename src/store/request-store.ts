@@ -86,7 +86,8 @@ const SELECT_REQUEST = `select ${REQUEST_COLUMNS} from payment_requests r`;
  * partial index of migration 0004 serves it.
  */
 const UNSETTLED = `(t.status = 'executing' or (t.status = 'unknown'
-  and coalesce(t.reconciliation->>'result', 'unchecked') not in ('found', 'not_found')))`;
+  and coalesce(t.reconciliation->>'result', 'unchecked') <> 'found'
+  and t.reconciliation->>'resolvedBy' is null))`;
 
 /** The kill switch's row (`freeze_state f`), as `FreezeRow` reads it. */
 const FREEZE_COLUMNS = `f.frozen as freeze_frozen, f.reason as freeze_reason,
@@ -119,6 +120,8 @@ const APPROVE_AND_CLAIM = `
     select json_build_object('id', t.id, 'status', t.status) as held_by
       from payment_requests t
      where $5::boolean and t.fingerprint = $3 and t.id <> $1 and ${UNSETTLED}
+       -- Named only while the request is as it was read: if it changed, the caller reads again.
+       and exists (select 1 from payment_requests r where r.id = $1 and r.version = $8 and r.status = 'pending')
      order by t.id limit 1
   ), bumped as (
     update payment_requests

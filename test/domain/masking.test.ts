@@ -77,5 +77,8 @@ describe('masking banking details', () => {
     expect(maskLongNumbers('1250000.00 USDC to 000123456789, fee 0.0000012')).toBe(
       '1250000.00 USDC to ••••6789, fee 0.0000012',
     );
+    expect(maskLongNumbers('acct.000123456789 No.12345678 000123456789,000987654321')).toBe(
+      'acct.••••6789 No.••••5678 ••••6789,••••4321',
+    );
   });
 });

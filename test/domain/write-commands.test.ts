@@ -13,6 +13,7 @@ import {
   isWriteCommandWord,
   MAX_AMOUNT_DECIMALS,
   MAX_AMOUNT_WHOLE_DIGITS,
+  MAX_BODY_LENGTH,
   MAX_IDENTIFIER_LENGTH,
   MAX_VALUE_LENGTH,
   parseWriteCommand,
@@ -422,6 +423,18 @@ describe('validateWriteFields', () => {
     );
   });
 
+  it(`limits all values of a request together to ${MAX_BODY_LENGTH} characters`, () => {
+    const long = 'x'.repeat(MAX_VALUE_LENGTH);
+    const fields = { ...PAYOUT, beneficiary_name: long, destination_type: long };
+    expect(validateWriteFields('createPayout', {}, fields)).toHaveProperty('intent');
+    const tooMuch = { ...fields, beneficiary_account: long };
+    const total = Object.values(tooMuch).join('').length;
+    expect(total).toBeGreaterThan(MAX_BODY_LENGTH);
+    expect(messageFor('beneficiary_name', tooMuch)).toBe(
+      `beneficiary_name: the values together are ${total} characters long; at most ${MAX_BODY_LENGTH} — shorten this one (${MAX_VALUE_LENGTH})`,
+    );
+  });
+
   it('refuses control characters and invisible text-direction marks in any value', () => {
     for (const sneaky of [
       'a\nb',
@@ -432,6 +445,11 @@ describe('validateWriteFields', () => {
       'a\u2066b',
       'a\u200bb',
       'a\ufeff',
+      'Ac\u00adme',
+      'a\u200db',
+      'a\u2060b',
+      'a\ufe0fb',
+      'a\u{e0041}b',
     ]) {
       expect(messageFor('beneficiary_name', { beneficiary_name: sneaky })).toBe(
         'beneficiary_name: contains an invisible control character (a line break, tab or text-direction mark) — retype it',

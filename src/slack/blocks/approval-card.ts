@@ -28,6 +28,7 @@ import {
   joinWithin,
   type SlackMessage,
   section,
+  sectionsOfLines,
   textWithMentions,
   truncate,
 } from './format.ts';
@@ -113,7 +114,8 @@ export function renderApprovalCard(
   const blocks: KnownBlock[] = [header(requestTitle(request))];
   if (context.freeze && freezeStops(request)) blocks.push(section(freezeBanner(context.freeze)));
   blocks.push(section(statusText(request, context.now)));
-  blocks.push(section(requestFacts(request, labels).join('\n')));
+  // Several sections if need be: a section holds 3,000 characters, and every value is shown whole.
+  blocks.push(...sectionsOfLines(requestFacts(request, labels)));
   if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
   blocks.push(contextBlock([`Payload fingerprint ${code(request.fingerprint)}`]));
   return { text: fallbackText(request), blocks };
@@ -288,7 +290,7 @@ const STATUS_TEXTS: Readonly<Record<RequestStatus, (request: PaymentRequest) => 
       reconciliationText(request.reconciliation),
       outcomeSettled(request.reconciliation)
         ? 'A new attempt needs a new request and a new approval.'
-        : `Until a check finds it or not, the same write cannot be requested again; an approver who looked at the provider can settle it with \`/pay resolve ${request.id} executed|not-executed &lt;what you checked&gt;\`.`,
+        : `The same write cannot be requested again until payops finds it at the provider or an approver who looked there says what happened: \`/pay resolve ${request.id} executed|not-executed &lt;what you checked&gt;\`.`,
     ].join('\n'),
   rejected: (request) =>
     `:no_entry_sign: *Rejected* by ${decider(request)} ${when(request.updatedAt)}: ${reasonText(request)}`,

@@ -133,6 +133,20 @@ export function section(text: string): SectionBlock {
   return { type: 'section', text: mrkdwn(truncate(text, MAX_SECTION_TEXT)) };
 }
 
+/** Lines in as few sections as hold them, each line whole (unless it alone is too long). */
+export function sectionsOfLines(lines: readonly string[]): SectionBlock[] {
+  const texts: string[] = [];
+  for (const line of lines) {
+    const last = texts.at(-1);
+    if (last !== undefined && last.length + 1 + line.length <= MAX_SECTION_TEXT) {
+      texts[texts.length - 1] = `${last}\n${line}`;
+    } else {
+      texts.push(line);
+    }
+  }
+  return texts.map(section);
+}
+
 export function context(texts: readonly string[]): ContextBlock {
   return {
     type: 'context',

@@ -143,10 +143,10 @@ export function heldText(what: string, twin: UnsettledTwin): string {
   const state =
     twin.status === 'executing'
       ? 'is being sent to the provider right now'
-      : 'has an unknown outcome that no check has settled yet, so it may have been executed';
+      : 'has an unknown outcome, so it may have been executed';
   const settle =
     twin.status === 'executing'
       ? `Wait for its outcome on its approval message (\`/pay request ${twin.id}\`).`
-      : `payops looks for it at the provider every minute (\`/pay request ${twin.id}\` shows what is known); once it is found or not found — or an approver who looked at the provider says so with \`/pay resolve ${twin.id} executed|not-executed &lt;what you checked&gt;\` — try again.`;
+      : `payops looks for it at the provider every minute (\`/pay request ${twin.id}\` shows what is known). Once it is found there, or an approver who looked at the provider says what happened with \`/pay resolve ${twin.id} executed|not-executed &lt;what you checked&gt;\`, try again.`;
   return `${what}: request #${twin.id} is for exactly the same write and ${state}. Nothing was done. ${settle}`;
 }

@@ -121,15 +121,16 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
     clearTimeout(answerInTime);
     if (early?.refusal !== undefined) return errors(early.refusal);
     await ack();
-    // Past the deadline the form is closed; its outcome comes as a message instead.
+    // Past the deadline the form is closed; its outcome comes as a message instead (in the
+    // channel of the Reject button, which is the approval message's).
     const answer = early ?? (await decided);
-    if (answer.rejected) await deps.messages.refresh(answer.rejected);
     if (early === undefined && form.channelId) {
       const text = answer.refusal ?? `Request #${form.id} is rejected; nothing was sent.`;
       await client.chat
         .postEphemeral({ channel: form.channelId, user: body.user.id, text })
         .catch((error) => deps.logger.warn({ err: error }, 'could not tell a late rejection'));
     }
+    if (answer.rejected) await deps.messages.refresh(answer.rejected);
   });
 
   app.view(VIEW.request, async ({ ack, view, body, client }) => {
@@ -188,13 +189,16 @@ export async function answerWriteCommand(
   if (parsed.kind === 'intent') {
     return createRequest(deps, parsed.intent, command.user_id, command.channel_id);
   }
-  const missing = deps.workflow.missingScopes(parsed);
-  if (missing.length > 0)
-    return renderMissingScopes(OPERATIONS[parsed.operationId].summary, missing);
   await openModalThenFill(client, command.trigger_id, async () => {
     const decision = await deps.workflow.canRequest(command.user_id);
     if (!decision.allowed) {
       return buildNoticeModal(deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
+    }
+    const missing = deps.workflow.missingScopes(parsed);
+    if (missing.length > 0) {
+      return buildNoticeModal(
+        renderMissingScopes(OPERATIONS[parsed.operationId].summary, missing).text,
+      );
     }
     return requestModal(deps, parsed.operationId, parsed.path, command.channel_id);
   });
@@ -241,7 +245,23 @@ async function openModalThenFill(
     trigger_id: triggerId,
     view: buildNoticeModal('One moment…'),
   });
-  await client.views.update({ view_id: opened.view?.id as string, view: await fill() });
+  const viewId = opened.view?.id as string;
+  let view: ModalView;
+  try {
+    view = await fill();
+  } catch (error) {
+    // Not left saying "one moment" for ever; the caller logs the failure with a reference.
+    await client.views
+      .update({
+        view_id: viewId,
+        view: buildNoticeModal(
+          'Something failed inside payops: nothing was done. Close this and try again.',
+        ),
+      })
+      .catch(() => undefined);
+    throw error;
+  }
+  await client.views.update({ view_id: viewId, view });
 }
 
 /** The request form, its selects filled with choices read from the provider. */

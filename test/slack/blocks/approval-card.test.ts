@@ -9,7 +9,11 @@ import {
   TRANSITIONS,
 } from '../../../src/domain/approval.ts';
 import { BANKING_FIELDS, isWrite, OPERATION_IDS } from '../../../src/domain/operations.ts';
-import { MAX_IDENTIFIER_LENGTH, MAX_VALUE_LENGTH } from '../../../src/domain/write-commands.ts';
+import {
+  MAX_BODY_LENGTH,
+  MAX_IDENTIFIER_LENGTH,
+  MAX_VALUE_LENGTH,
+} from '../../../src/domain/write-commands.ts';
 import {
   type ApprovalCardContext,
   renderApprovalCard,
@@ -101,7 +105,7 @@ const DECIDED: Record<Exclude<RequestStatus, 'pending'>, [Partial<PaymentRequest
     [
       '*Outcome unknown — do NOT resubmit.*',
       'not checked yet',
-      'the same write cannot be requested again',
+      'The same write cannot be requested again',
       '`/pay resolve 12 executed|not-executed &lt;what you checked&gt;`',
     ],
   ],
@@ -278,13 +282,17 @@ describe('renderApprovalCard: what exactly is asked', () => {
 
   it('shows every value payops accepts whole, however long, escaped or not', () => {
     const name = `${'A&B '.repeat(MAX_VALUE_LENGTH / 4 - 1)}Corp`;
+    const rail = `${'&'.repeat(MAX_VALUE_LENGTH - 1)}x`;
     const wallet = `w${'<'.repeat(MAX_IDENTIFIER_LENGTH - 1)}`;
-    const { text } = card(
-      request({}, { ...PAYOUT_FIELDS, beneficiary_name: name, wallet_id: wallet }),
-    );
+    const fields = { ...PAYOUT_FIELDS, beneficiary_name: name, destination_type: rail };
+    const { message, text } = card(request({}, { ...fields, wallet_id: wallet }));
     expect(name).toHaveLength(MAX_VALUE_LENGTH);
+    expect(Object.values(fields).join('').length).toBeLessThanOrEqual(MAX_BODY_LENGTH);
     expect(text).toContain(`*Beneficiary:* ${name.replaceAll('&', '&amp;')}`);
+    expect(text).toContain(rail.replaceAll('&', '&amp;'));
     expect(text).toContain(`\`w${'&lt;'.repeat(MAX_IDENTIFIER_LENGTH - 1)}\``);
+    expectValidCard(message);
+    expect(buttonsOf(message.blocks)).toHaveLength(2);
   });
 
   it('long values and hundreds of fields stay within Slack limits', () => {
@@ -386,8 +394,9 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
     );
     expect(reconciled('not_found')).toContain('*not found yet*');
     expect(reconciled('check_failed')).toContain('*the check failed*');
-    // Found or not, a new attempt may be requested; a failed check holds the same write.
-    expect(reconciled('not_found')).toContain('A new attempt needs a new request');
+    // Only a record found settles it: nothing found yet, or a failed check, holds the same write.
+    expect(reconciled('found')).toContain('A new attempt needs a new request');
+    expect(reconciled('not_found')).toContain('cannot be requested again');
     expect(reconciled('check_failed')).toContain('cannot be requested again');
   });
 
@@ -402,6 +411,7 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
       /Resolved by <@U0CAROL> <!date\^[^>]+>, who looked at the provider: \*not executed\* — the same write may be requested again\. no payout to this recipient in the dashboard/,
     );
     expect(resolved('found')).toContain('who looked at the provider: *executed*.');
+    expect(resolved('not_found')).toContain('A new attempt needs a new request');
   });
 
   it('a freeze is shown as a banner naming who froze payments and why, buttons still there', () => {

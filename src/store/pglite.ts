@@ -12,7 +12,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { PGlite, parse as pgParse, protocol, type Transaction } from '@electric-sql/pglite';
 import { firstMessage, forkModule } from '../lib/run-module.ts';
 import type { Database, Queryable } from './database.ts';
 
@@ -61,9 +61,10 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
     },
   });
   const direct = queryable(db);
+  const prepared = preparedQuery(db);
   return {
     engine: 'pglite',
-    query: (sql, params) => inTurn(() => direct.query(sql, params)),
+    query: (sql, params = []) => inTurn(() => prepared(sql, params)),
     exec: (sql) => inTurn(() => direct.exec(sql)),
     // A transaction is one turn: the statements inside it go straight to PGlite.
     transaction: (work) => inTurn(() => db.transaction((tx) => work(queryable(tx)))),
@@ -80,6 +81,59 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
       }
     },
   };
+}
+
+/**
+ * PGlite's `query` parses, describes and plans its statement at every call: 400 µs of the engine
+ * thread for a click's read of its request, 135 µs with the statement prepared (measured, 3,000
+ * reads). payops's SQL is a fixed set of texts, so each is prepared once under a name, as on
+ * PostgreSQL; values are serialised and rows parsed exactly as `query` does. Statements inside a
+ * transaction still go through `query` (a turn of their own is the transaction's).
+ */
+function preparedQuery(db: PGlite): <Row>(sql: string, params: unknown[]) => Promise<Row[]> {
+  const { serialize } = protocol;
+  const statements = new Map<string, { name: string; paramTypes: number[] }>();
+  return async <Row>(sql: string, params: unknown[]) => {
+    let statement = statements.get(sql);
+    if (statement === undefined) {
+      const name = `payops_${statements.size + 1}`;
+      const described = await db.execProtocol(
+        bytes([
+          serialize.parse({ name, text: sql }),
+          serialize.describe({ type: 'S', name }),
+          serialize.sync(),
+        ]),
+      );
+      statement = { name, paramTypes: pgParse.parseDescribeStatementResults(described.messages) };
+      statements.set(sql, statement);
+    }
+    const { paramTypes } = statement;
+    const values = params.map((value, index) => {
+      if (value === null || value === undefined) return null;
+      const serializer = db.serializers[paramTypes[index] as number];
+      return serializer ? serializer(value) : String(value);
+    });
+    const { messages } = await db.execProtocol(
+      bytes([
+        serialize.bind({ statement: statement.name, values }),
+        serialize.describe({ type: 'P' }),
+        serialize.execute({}),
+        serialize.sync(),
+      ]),
+    );
+    return (pgParse.parseResults(messages, db.parsers)[0]?.rows ?? []) as Row[];
+  };
+}
+
+/** Protocol messages back to back, sent to PGlite in one call. */
+function bytes(messages: Uint8Array[]): Uint8Array {
+  const joined = new Uint8Array(messages.reduce((length, message) => length + message.length, 0));
+  let offset = 0;
+  for (const message of messages) {
+    joined.set(message, offset);
+    offset += message.length;
+  }
+  return joined;
 }
 
 /** How long statements may run back to back before the event loop gets a turn. */

@@ -94,6 +94,8 @@ function preparedQuery(db: PGlite): <Row>(sql: string, params: unknown[]) => Pro
   const { serialize } = protocol;
   const statements = new Map<string, { name: string; paramTypes: number[] }>();
   return async <Row>(sql: string, params: unknown[]) => {
+    // `query` says so itself; the protocol call would fail inside PGlite's wasm instead.
+    if (db.closed) throw new Error('PGlite is closed');
     let statement = statements.get(sql);
     if (statement === undefined) {
       const name = `payops_${statements.size + 1}`;

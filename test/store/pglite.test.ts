@@ -122,5 +122,6 @@ describe('statements prepared once on the embedded store', () => {
     } finally {
       await db.close();
     }
+    await expect(db.query('select 1', [])).rejects.toThrow('PGlite is closed');
   });
 });

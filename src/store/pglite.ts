@@ -60,12 +60,11 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
       await target.exec(sql);
     },
   });
-  const direct = queryable(db);
   const prepared = preparedQuery(db);
   return {
     engine: 'pglite',
     query: (sql, params = []) => inTurn(() => prepared(sql, params)),
-    exec: (sql) => inTurn(() => direct.exec(sql)),
+    exec: (sql) => inTurn(() => queryable(db).exec(sql)),
     // A transaction is one turn: the statements inside it go straight to PGlite.
     transaction: (work) => inTurn(() => db.transaction((tx) => work(queryable(tx)))),
     async ping() {

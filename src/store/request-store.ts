@@ -72,7 +72,10 @@ const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint,
   status, required_approvals, created_at, expires_at, updated_at, channel_id, message_ts,
   decided_by, reason, outcome, reconciliation, labels`;
 
-const REQUEST_COLUMNS = `${REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1')}, coalesce(
+/** The same columns of a row named `r`. */
+const REQUEST_ROW_COLUMNS = REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1');
+
+const REQUEST_COLUMNS = `${REQUEST_ROW_COLUMNS}, coalesce(
     (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at) order by a.approved_at)
        from approvals a where a.request_id = r.id), '[]'::json) as approval_list`;
 
@@ -153,6 +156,21 @@ const APPROVE_AND_CLAIM = `
  * click changed the request meanwhile, so this many in a row is a storm, not bad luck. */
 const APPROVE_ATTEMPTS = 20;
 
+/**
+ * pending → $2 (rejected, cancelled) by $3 with its audit row, in one statement; no row if not
+ * pending, or if $5 names someone other than its requester.
+ */
+const DECIDE = `
+  with decided as (
+    update payment_requests set status = $2, decided_by = $3, reason = $4, updated_at = now()
+     where id = $1 and status = 'pending' and ($5::text is null or requester_id = $5)
+     returning ${REQUEST_TABLE_COLUMNS}
+  ), decided_audit as (
+    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    select id, $3, $6, 'pending', $2, fingerprint, $7 from decided
+  )
+  select ${REQUEST_COLUMNS} from decided r`;
+
 /** executing → $2 with its outcome and audit row, in one statement; no row if not executing. */
 const FINISH_EXECUTION = `
   with finished as (
@@ -164,6 +182,23 @@ const FINISH_EXECUTION = `
   )
   select ${REQUEST_COLUMNS} from finished r`;
 
+/**
+ * A new request (pending, no approvals yet) with its `requested` audit row, in one statement;
+ * returned as `load` reads it.
+ */
+const CREATE_REQUEST = `
+  with created as (
+    insert into payment_requests
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+    returning ${REQUEST_TABLE_COLUMNS}
+  ), created_audit as (
+    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    select id, $5, 'requested', null, 'pending', $4, $10 from created
+  )
+  select ${REQUEST_ROW_COLUMNS}, '[]'::json as approval_list
+    from created r`;
+
 export class RequestStore {
   readonly #db: Database;
 
@@ -171,40 +206,25 @@ export class RequestStore {
     this.#db = db;
   }
 
+  /** The request and its audit row in one statement: one round trip, nothing half-written. */
   async create(request: NewRequest): Promise<PaymentRequest> {
-    return this.#db.transaction(async (tx) => {
-      const [row] = await tx.query<{ id: unknown }>(
-        `insert into payment_requests
-           (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels)
-         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning id`,
-        [
-          request.operationId,
-          JSON.stringify(request.path),
-          request.body ?? null,
-          request.fingerprint,
-          request.requesterId,
-          request.requiredApprovals,
-          request.expiresAt.toISOString(),
-          request.requesterChannelId ?? null,
-          request.labels ? JSON.stringify(request.labels) : null,
-        ],
-      );
-      const id = Number(row?.id);
-      await audit(
-        tx,
-        id,
-        request.requesterId,
-        'requested',
-        undefined,
-        'pending',
-        request.fingerprint,
-        {
-          operationId: request.operationId,
-          requiredApprovals: request.requiredApprovals,
-        },
-      );
-      return (await load(tx, id)) as PaymentRequest;
-    });
+    const [row] = await this.#db.query<Row>(CREATE_REQUEST, [
+      request.operationId,
+      JSON.stringify(request.path),
+      request.body ?? null,
+      request.fingerprint,
+      request.requesterId,
+      request.requiredApprovals,
+      request.expiresAt.toISOString(),
+      request.requesterChannelId ?? null,
+      request.labels ? JSON.stringify(request.labels) : null,
+      JSON.stringify({
+        operationId: request.operationId,
+        requiredApprovals: request.requiredApprovals,
+      }),
+    ]);
+    if (!row) throw new Error('the new request was not returned by its insert');
+    return toRequest(row);
   }
 
   get(id: number): Promise<PaymentRequest | undefined> {
@@ -341,26 +361,17 @@ export class RequestStore {
     event: string,
     onlyRequester?: string,
   ): Promise<PaymentRequest | undefined> {
-    return this.#db.transaction(async (tx) => {
-      const rows = await tx.query<{ fingerprint: string }>(
-        `update payment_requests set status = $2, decided_by = $3, reason = $4, updated_at = now()
-         where id = $1 and status = 'pending' and ($5::text is null or requester_id = $5)
-         returning fingerprint`,
-        [id, to, actor, reason ?? null, onlyRequester ?? null],
-      );
-      if (rows.length === 0) return undefined;
-      await audit(
-        tx,
-        id,
-        actor,
-        event,
-        'pending',
-        to,
-        rows[0]?.fingerprint,
-        reason ? { reason } : undefined,
-      );
-      return load(tx, id);
-    });
+    assertTransition(id, 'pending', to);
+    const [decided] = await this.#db.query<Row>(DECIDE, [
+      id,
+      to,
+      actor,
+      reason ?? null,
+      onlyRequester ?? null,
+      event,
+      reason ? JSON.stringify({ reason }) : null,
+    ]);
+    return decided ? toRequest(decided) : undefined;
   }
 
   /**

@@ -99,7 +99,14 @@ describe.each(engines())('request store on %s', (engine) => {
     expect(await store.get(request.id)).toEqual(request);
     const history = await store.history(request.id);
     expect(history.map((entry) => entry.event)).toEqual(['requested']);
-    expect(history[0]?.fingerprint).toBe(request.fingerprint);
+    expect(history[0]).toMatchObject({
+      requestId: request.id,
+      actor: 'U0ALICE',
+      fromStatus: undefined,
+      toStatus: 'pending',
+      fingerprint: request.fingerprint,
+      detail: { operationId: 'createPayout', requiredApprovals: 1 },
+    });
   });
 
   it('claims a request once its last approval arrives, and only then', async () => {
@@ -186,12 +193,44 @@ describe.each(engines())('request store on %s', (engine) => {
   });
 
   it('rejects with a reason, and cancels only for the requester, only while pending', async () => {
-    const rejected = await store.create(newRequest());
-    expect((await store.reject(rejected.id, 'U0BOB', 'wrong amount'))?.status).toBe('rejected');
+    const rejected = await store.create(newRequest({ requiredApprovals: 2 }));
+    await store.approve(rejected.id, 'U0CAROL', 'test', noRule);
+    const afterReject = await store.reject(rejected.id, 'U0BOB', 'wrong amount');
+    expect(afterReject).toMatchObject({
+      status: 'rejected',
+      decidedBy: 'U0BOB',
+      reason: 'wrong amount',
+      approvals: [{ userId: 'U0CAROL' }],
+    });
+    expect(await store.get(rejected.id)).toEqual(afterReject);
     expect(await store.reject(rejected.id, 'U0BOB', 'again')).toBeUndefined();
     const cancelled = await store.create(newRequest());
     expect(await store.cancel(cancelled.id, 'U0BOB')).toBeUndefined();
     expect((await store.cancel(cancelled.id, 'U0ALICE'))?.status).toBe('cancelled');
+    const audited = async (id: number) =>
+      (await store.history(id)).map((entry) => ({
+        event: entry.event,
+        actor: entry.actor,
+        fromStatus: entry.fromStatus,
+        toStatus: entry.toStatus,
+        detail: entry.detail,
+      }));
+    expect((await audited(rejected.id)).at(-1)).toEqual({
+      event: 'rejected',
+      actor: 'U0BOB',
+      fromStatus: 'pending',
+      toStatus: 'rejected',
+      detail: { reason: 'wrong amount' },
+    });
+    expect((await audited(cancelled.id)).slice(1)).toEqual([
+      {
+        event: 'cancelled',
+        actor: 'U0ALICE',
+        fromStatus: 'pending',
+        toStatus: 'cancelled',
+        detail: undefined,
+      },
+    ]);
   });
 
   it('expires due requests and recovers stale executions as unknown', async () => {

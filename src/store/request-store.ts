@@ -79,6 +79,10 @@ const REQUEST_COLUMNS = `${REQUEST_ROW_COLUMNS}, coalesce(
     (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at) order by a.approved_at)
        from approvals a where a.request_id = r.id), '[]'::json) as approval_list`;
 
+/** An audit row's columns as every statement that writes one names them. */
+const INSERT_AUDIT =
+  'insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)';
+
 const AUDIT_COLUMNS =
   'id, at, request_id, actor, event, from_status, to_status, fingerprint, detail';
 
@@ -141,10 +145,10 @@ const APPROVE_AND_CLAIM = `
     insert into approvals (request_id, approver_id) select id, $2 from bumped
     returning approved_at
   ), approved_audit as (
-    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    ${INSERT_AUDIT}
     select id, $2, 'approved', 'pending', 'pending', $3, $4 from bumped returning id
   ), claimed_audit as (
-    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    ${INSERT_AUDIT}
     select bumped.id, 'payops', 'claimed', 'pending', 'executing', bumped.fingerprint, $7
       from bumped, approved_audit where $5::boolean
   )
@@ -166,7 +170,7 @@ const DECIDE = `
      where id = $1 and status = 'pending' and ($5::text is null or requester_id = $5)
      returning ${REQUEST_TABLE_COLUMNS}
   ), decided_audit as (
-    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    ${INSERT_AUDIT}
     select id, $3, $6, 'pending', $2, fingerprint, $7 from decided
   )
   select ${REQUEST_COLUMNS} from decided r`;
@@ -177,7 +181,7 @@ const FINISH_EXECUTION = `
     update payment_requests set status = $2, outcome = $3, updated_at = now()
      where id = $1 and status = 'executing' returning ${REQUEST_TABLE_COLUMNS}
   ), finished_audit as (
-    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    ${INSERT_AUDIT}
     select id, 'payops', $2, 'executing', $2, fingerprint, $3 from finished
   )
   select ${REQUEST_COLUMNS} from finished r`;
@@ -193,7 +197,7 @@ const CREATE_REQUEST = `
     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
     returning ${REQUEST_TABLE_COLUMNS}
   ), created_audit as (
-    insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    ${INSERT_AUDIT}
     select id, $5, 'requested', null, 'pending', $4, $10 from created
   )
   select ${REQUEST_ROW_COLUMNS}, '[]'::json as approval_list
@@ -649,7 +653,7 @@ async function audit(
     assertTransition(requestId, from as RequestStatus, to as RequestStatus);
   }
   await db.query(
-    `insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)
+    `${INSERT_AUDIT}
      values ($1, $2, $3, $4, $5, $6, $7)`,
     [
       requestId ?? null,

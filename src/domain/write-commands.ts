@@ -241,7 +241,7 @@ function unknownField(operationId: WriteOperationId, name: string): FieldError {
 // Invisible characters that make two values look alike, or make the approval message show other
 // text than what is sent: C0/C1 controls, line separators, zero-width characters and joiners,
 // the soft hyphen, fillers, variation selectors, tag characters, BOM, and bidi marks.
-const INVISIBLE =
+export const INVISIBLE =
   /[\p{Cc}\p{Cf}\p{Variation_Selector}\u115f\u1160\u2028\u2029\u3164\uffa0]|\u034f/u;
 
 /** Spaces that look like an ordinary one but are not (no-break, thin, ideographic…). */

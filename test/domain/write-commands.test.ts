@@ -10,6 +10,7 @@ import {
 } from '../../src/domain/operations.ts';
 import {
   type FieldError,
+  INVISIBLE,
   isWriteCommandWord,
   MAX_AMOUNT_DECIMALS,
   MAX_AMOUNT_WHOLE_DIGITS,
@@ -558,10 +559,9 @@ describe('properties', () => {
         text.trim() === text &&
         text !== '' &&
         !text.includes('  ') &&
-        // Quotes end a value; the rest are what payops refuses as invisible or odd spaces.
-        !/["\p{Cc}\p{Cf}\p{Zs}\p{Variation_Selector}\u115f\u1160\u2028\u2029\u3164\uffa0]|\u034f/u.test(
-          text.replaceAll(' ', ''),
-        ),
+        // Quotes end a value; other spaces than ' ' and invisible characters are refused.
+        !/["\p{Zs}]/u.test(text.replaceAll(' ', '')) &&
+        !INVISIBLE.test(text),
     );
   }
 

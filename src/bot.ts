@@ -1,47 +1,226 @@
-import type { ApprovalWorkflow } from './app/approvals.ts';
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { hostname } from 'node:os';
+import { WebClient } from '@slack/web-api';
+import { AccessControl } from './app/access.ts';
+import { ApprovalWorkflow } from './app/approvals.ts';
+import { runFirstChecks } from './app/first-checks.ts';
+import { ReadService } from './app/reads.ts';
 import type { Config } from './config.ts';
-import { directLink, type EngineOptions, startEngine } from './engine.ts';
+import { loadPolicy } from './domain/policy.ts';
 import type { Logger } from './logger.ts';
-import { createIngressApp, startIngress } from './slack/ingress.ts';
+import { PaymentsClient } from './payments/client.ts';
+import { ProviderBusyError } from './payments/errors.ts';
+import { createSlackApp } from './slack/app.ts';
+import type { FreezeNotice } from './slack/blocks/approval-card.ts';
+import { boltLogger } from './slack/bolt-logger.ts';
+import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
+import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
+import { SlackRateLimiter } from './slack/rate-limits.ts';
+import type { Database } from './store/database.ts';
+import { migrate } from './store/migrate.ts';
+import { OutboxStore } from './store/outbox-store.ts';
+import { openPglite } from './store/pglite.ts';
+import { openPostgres } from './store/postgres.ts';
+import { type FreezeState, RequestStore } from './store/request-store.ts';
 
-export { StartupRefused } from './engine.ts';
+/** How long a `/readyz` answer about the provider is reused, so probes do not hammer it. */
+const PROVIDER_PROBE_TTL_MS = 5_000;
 
-import type { RunningBot } from './engine-thread.ts';
+export interface BotOptions {
+  /** The workflow's clock (expiry, leases); tests move it instead of waiting a day. */
+  now?: () => Date;
+}
 
-export type { RunningBot };
-
-/** A bot whose engine runs in this thread: its workflow is at hand (tests, the demo). */
-export interface InProcessBot extends RunningBot {
+export interface RunningBot {
+  /** The HTTP port Slack requests and health checks reach (also in Socket Mode). */
+  port: number | undefined;
   workflow: ApprovalWorkflow;
+  /** Stops taking requests, lets those in progress finish (up to the lease), then closes. */
+  stop(): Promise<void>;
 }
 
 /**
- * payops with its engine in this thread (tests, the demo). Production runs `startThreadedBot`
- * (engine-thread.ts), which imports none of the engine into the main thread; both pass every
- * Slack request through the same ingress and the same engine, only the hand-off differs.
+ * The composition root, for production, tests and the demo alike: config → Payments client →
+ * first checks → store → workflow → Slack outbox → Bolt app. Refuses to start unless the
+ * provider's first checks pass for the expected business.
  */
 export async function startBot(
   config: Config,
   logger: Logger,
-  options: EngineOptions = {},
-): Promise<InProcessBot> {
-  const engine = await startEngine(config, logger, options);
-  const ingress = createIngressApp({
-    slack: config.slack,
-    logger,
-    identity: engine.identity,
-    engine: directLink(engine),
-  });
-  const port = await startIngress(ingress, config, logger, {
-    where: 'this thread',
-    stop: () => engine.stop(),
-  });
-  return {
-    port,
-    workflow: engine.workflow,
-    async stop() {
-      await ingress.stop();
-      await engine.stop();
-    },
+  options: BotOptions = {},
+): Promise<RunningBot> {
+  const policy = loadPolicy(config.approvals.policyFile);
+  const payments = new PaymentsClient({ ...config.payments, logger });
+  const closing: Array<() => Promise<unknown>> = [() => payments.close()];
+  // Last opened, first closed, one at a time: the outbox's last deliveries need the store.
+  const closeAll = async () => {
+    for (const close of closing.reverse())
+      await close().catch((error) => logger.error({ err: error }, 'error while closing'));
   };
+  try {
+    const report = await runFirstChecks(payments, {
+      customerId: config.payments.expectedCustomerId,
+      scopes: config.payments.expectedScopes,
+    });
+    if (!report.ok || !report.identity) {
+      const failed = report.checks.filter((check) => !check.ok);
+      throw new StartupRefused(failed.map((check) => `${check.name}: ${check.detail}`).join('\n'));
+    }
+    const keyScopes = report.identity.scopes;
+    logger.info(
+      { customerId: report.identity.customerId, scopes: keyScopes },
+      'first checks passed',
+    );
+
+    const slackApi = {
+      ...(config.slack.apiUrl ? { slackApiUrl: config.slack.apiUrl } : {}),
+      // Through pino, so its debug lines (request bodies, headers) get the same redaction.
+      logger: boltLogger(logger),
+    };
+    // The outbox's client: one try per call, 429s returned to it (it keeps to the limits itself).
+    const outboxClient = new WebClient(config.slack.botToken, {
+      ...slackApi,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+      timeout: DISPATCH_CALL_TIMEOUT_MS,
+    });
+    const identity = await resolveBotIdentity(outboxClient);
+
+    const db = await openStore(config);
+    closing.push(() => db.close());
+    await migrate(db);
+
+    const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    const access = new AccessControl(slackGroupDirectory(outboxClient));
+    const reads = new ReadService(payments, keyScopes);
+    const store = new RequestStore(db);
+    const outboxStore = new OutboxStore(db);
+    let outbox: SlackOutbox | undefined;
+    const workflow = new ApprovalWorkflow({
+      store,
+      outbox: outboxStore,
+      onChange: () => outbox?.nudge(),
+      client: payments,
+      keyScopes,
+      policy,
+      access,
+      roles: { requesters: config.approvals.requesters, approvers: config.approvals.approvers },
+      instanceId,
+      leaseMs: config.approvals.executionLeaseMs,
+      logger,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    outbox = new SlackOutbox({
+      store: outboxStore,
+      current: async (id) => {
+        const found = await store.getWithFreeze(id);
+        return found && { request: found.request, freeze: freezeNotice(found.freeze) };
+      },
+      client: outboxClient,
+      approvalsChannelId: config.approvals.channelId,
+      limiter: new SlackRateLimiter(config.slack.rateLimitScale),
+      logger,
+      instanceId,
+    });
+    const running = outbox;
+
+    const providerReachable = providerProbe(payments);
+    const slack = createSlackApp({
+      slack: config.slack,
+      logger,
+      identity,
+      access,
+      reads,
+      workflow,
+      approvalsChannelId: config.approvals.channelId,
+      async readiness() {
+        const checks = { store: await db.ping(), provider: await providerReachable() };
+        return { ready: Object.values(checks).every(Boolean), checks };
+      },
+    });
+
+    // Expiry, and recovery of executions a dead process left behind: now, then periodically.
+    let sweeping: Promise<unknown> = Promise.resolve();
+    const sweep = () => {
+      sweeping = workflow.sweep().catch((error) => logger.error({ err: error }, 'sweep failed'));
+      return sweeping;
+    };
+    await sweep();
+    const sweeper = setInterval(sweep, config.approvals.sweepIntervalMs);
+    sweeper.unref();
+    closing.push(async () => {
+      clearInterval(sweeper);
+      await sweeping;
+    });
+    running.start();
+    closing.push(() => running.stop());
+
+    const server = (await slack.app.start({
+      port: config.slack.port,
+      host: config.slack.host,
+    })) as Server | undefined;
+    const address = server?.address?.();
+    const port = typeof address === 'object' && address ? address.port : config.slack.port;
+    logger.info(
+      {
+        port,
+        mode: config.slack.appToken ? 'socket' : 'http',
+        command: config.slack.command,
+        store: config.store.databaseUrl ? 'postgres' : 'pglite',
+      },
+      'payops is listening',
+    );
+    return {
+      port,
+      workflow,
+      async stop() {
+        await slack.app.stop();
+        await slack.drain(config.approvals.executionLeaseMs);
+        await closeAll();
+      },
+    };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+/** Whether the provider answers; reused for a few seconds so probes do not hammer it. */
+function providerProbe(payments: PaymentsClient): () => Promise<boolean> {
+  let probe: { at: number; ok: boolean } | undefined;
+  return async () => {
+    if (probe && Date.now() - probe.at < PROVIDER_PROBE_TTL_MS) return probe.ok;
+    // Busy means it answers, slowly: not a reason to take this replica out of rotation.
+    const ok = await payments.call('health').then(
+      () => true,
+      (error) => error instanceof ProviderBusyError,
+    );
+    probe = { at: Date.now(), ok };
+    return ok;
+  };
+}
+
+/** Every pending card shows the freeze while it lasts. */
+function freezeNotice(state: FreezeState): FreezeNotice | undefined {
+  if (!state.frozen) return undefined;
+  return {
+    reason: state.reason ?? 'no reason given',
+    by: state.changedBy ?? 'unknown',
+    at: state.changedAt ?? new Date().toISOString(),
+  };
+}
+
+/** PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing). */
+function openStore(config: Config): Promise<Database> {
+  if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl);
+  const { dataDir } = config.store;
+  return openPglite(dataDir === 'memory://' ? undefined : dataDir);
+}
+
+export class StartupRefused extends Error {
+  constructor(details: string) {
+    super(`payops refused to start: the provider's first checks did not pass.\n${details}`);
+    this.name = 'StartupRefused';
+  }
 }

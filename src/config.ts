@@ -287,6 +287,7 @@ const slackEnvSchema = z.object({
     .optional()
     .transform((value) => value?.trim() || '0.0.0.0'),
   PAYOPS_MAX_BACKLOG: wholeNumber('PAYOPS_MAX_BACKLOG', 2_000, 1, 100_000),
+  PAYOPS_SLACK_RATE_SCALE: wholeNumber('PAYOPS_SLACK_RATE_SCALE', 1, 1, 1_000),
 });
 
 const approvalsEnvSchema = z.object({
@@ -349,10 +350,15 @@ export interface SlackConfig {
   /** Interface the HTTP server binds: all by default; `127.0.0.1` for local rehearsals. */
   host: string;
   /**
-   * Requests acknowledged and not yet worked through that the engine may hold; past this the
-   * ingress answers "overloaded, nothing was done" instead of queueing without bound.
+   * Slack requests in progress at once; past this a request is answered "overloaded, nothing
+   * was done" instead of queueing without bound.
    */
   maxBacklog: number;
+  /**
+   * Slack's rate limits as the outbox paces itself, multiplied: 1 for Slack itself; more only
+   * against an emulation scaled alike (rehearsals, the benchmark).
+   */
+  rateLimitScale: number;
 }
 
 export interface Config extends PaymentsToolConfig {
@@ -394,6 +400,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       port: s.PORT,
       host: s.HOST,
       maxBacklog: s.PAYOPS_MAX_BACKLOG,
+      rateLimitScale: s.PAYOPS_SLACK_RATE_SCALE,
     }),
     approvals: Object.freeze({
       requesters: a.PAYOPS_REQUESTERS as RoleMembers,

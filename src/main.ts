@@ -1,5 +1,5 @@
+import { type RunningBot, startBot } from './bot.ts';
 import { type Config, ConfigError, loadConfig, secretsOf } from './config.ts';
-import { type RunningBot, startThreadedBot } from './engine-thread.ts';
 import { createLogger } from './logger.ts';
 
 /** `npm start`: load the configuration, start the bot, stop cleanly on SIGTERM/SIGINT. */
@@ -16,7 +16,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logging.level, secrets: secretsOf(config) });
   let bot: RunningBot;
   try {
-    bot = await startThreadedBot(config, process.env, logger);
+    bot = await startBot(config, logger);
   } catch (error) {
     logger.fatal({ err: error }, 'payops did not start');
     console.error(error instanceof Error ? error.message : String(error));

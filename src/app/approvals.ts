@@ -16,6 +16,7 @@ import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
 import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
 import type { FreezeState, RequestStore } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
+import type { AnswerTarget, DeliveryStatus, OutboxPort } from './outbox-port.ts';
 import { reconcile } from './reconcile.ts';
 
 /**
@@ -31,6 +32,9 @@ export interface Roles {
 
 export interface WorkflowDeps {
   store: RequestStore;
+  outbox: Pick<OutboxPort, 'ofRequest'>;
+  /** Called after every change: its Slack messages are waiting in the outbox. */
+  onChange?: () => void;
   client: PaymentsClient;
   keyScopes: readonly string[];
   policy: Policy;
@@ -110,11 +114,15 @@ export class ApprovalWorkflow {
     return missingScopes(requiredScopes(intent.operationId), this.#deps.keyScopes);
   }
 
-  /** Stores a validated write as a pending request; nothing is sent to the provider. */
+  /**
+   * Stores a validated write as a pending request; nothing is sent to the provider. Its card,
+   * and the requester's confirmation (to `answerTo`), are in the Slack outbox with it.
+   */
   async request(
     intent: WriteIntent,
     requesterId: string,
     channelId: string | undefined,
+    answerTo?: AnswerTarget,
   ): Promise<RequestResult> {
     const decision = await this.canRequest(requesterId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
@@ -135,7 +143,9 @@ export class ApprovalWorkflow {
       expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
       requesterChannelId: channelId,
       labels: await this.#labelsFor(intent),
+      answerTo,
     });
+    this.#changed();
     this.#deps.logger.info(
       {
         requestId: request.id,
@@ -153,13 +163,7 @@ export class ApprovalWorkflow {
    * request, once per person, pending, not expired, from its own message) on the request as
    * read, the approval counting only if the request has not changed since.
    */
-  async approve(
-    id: number,
-    approverId: string,
-    origin: ClickOrigin,
-    /** Told of the claim before the call, so Slack can show "executing" meanwhile. */
-    onClaimed?: (request: PaymentRequest) => void,
-  ): Promise<ApproveResult> {
+  async approve(id: number, approverId: string, origin: ClickOrigin): Promise<ApproveResult> {
     const decision = await this.canApprove(approverId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
     const result = await this.#deps.store.approve(
@@ -169,16 +173,11 @@ export class ApprovalWorkflow {
       (request) =>
         this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
     );
+    this.#changed();
     if (result.kind !== 'claimed') return result;
-    // The call goes out first; Slack is told of the claim while it is in flight.
-    const execution = this.#execute(result.request);
-    try {
-      onClaimed?.(result.request);
-    } catch (error) {
-      // Only a display hook: the call in flight must still be awaited and recorded.
-      this.#deps.logger.warn({ err: error, requestId: id }, 'the claim notice failed');
-    }
-    return { kind: 'executed', request: await execution };
+    const executed = await this.#execute(result.request);
+    this.#changed();
+    return { kind: 'executed', request: executed };
   }
 
   async reject(
@@ -209,6 +208,7 @@ export class ApprovalWorkflow {
     const refusal = pendingRefusal(request);
     if (refusal) return { kind: 'refused', reason: refusal, request };
     const cancelled = await this.#deps.store.cancel(id, userId);
+    this.#changed();
     return cancelled ? { kind: 'done', request: cancelled } : this.#lateRefusal(id, pendingRefusal);
   }
 
@@ -261,6 +261,7 @@ export class ApprovalWorkflow {
     const refusal = refusalOf(request);
     if (refusal) return { kind: 'refused', reason: refusal, request };
     const done = await act();
+    this.#changed();
     return done ? { kind: 'done', request: done } : this.#lateRefusal(id, refusalOf);
   }
 
@@ -272,6 +273,7 @@ export class ApprovalWorkflow {
     const decision = await this.canApprove(userId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
     const freeze = await this.#deps.store.setFreeze(frozen, userId, reason);
+    this.#changed();
     this.#deps.logger.warn(
       { frozen, userId, reason },
       frozen ? 'payments frozen' : 'payments unfrozen',
@@ -281,6 +283,16 @@ export class ApprovalWorkflow {
 
   freezeState(): Promise<FreezeState> {
     return this.#deps.store.freezeState();
+  }
+
+  /** What the Slack outbox did with each message of this request. */
+  deliveries(id: number): Promise<DeliveryStatus[]> {
+    return this.#deps.outbox.ofRequest(id);
+  }
+
+  /** The Slack outbox has new messages: deliver them now rather than at its next look. */
+  #changed(): void {
+    this.#deps.onChange?.();
   }
 
   /**
@@ -317,6 +329,7 @@ export class ApprovalWorkflow {
     const reconciled = checks.flatMap((check) =>
       check.status === 'fulfilled' ? [check.value] : [],
     );
+    this.#changed();
     return [...expired.map((request) => ({ request, notify: true })), ...reconciled];
   }
 

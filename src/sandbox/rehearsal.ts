@@ -1,4 +1,4 @@
-import { type InProcessBot, startBot } from '../bot.ts';
+import { type RunningBot, startBot } from '../bot.ts';
 import { loadConfig, secretsOf } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import {
@@ -23,7 +23,7 @@ import {
 export interface Rehearsal {
   sandbox: PaymentsSandbox;
   slack: SlackEmulation;
-  bot: InProcessBot;
+  bot: RunningBot;
   /** The bot's Slack endpoint, `http://127.0.0.1:PORT/slack/events`. */
   botUrl: string;
   /** Sends correctly signed Slack requests to the bot. */
@@ -81,7 +81,7 @@ export async function startRehearsal(options: RehearsalOptions = {}): Promise<Re
   const sandbox = await startPaymentsSandbox(options.sandbox);
   const slack = await startSlackEmulation(options.slack);
   const env = { ...rehearsalEnv(sandbox, slack), ...options.env };
-  let bot: InProcessBot;
+  let bot: RunningBot;
   try {
     const config = loadConfig(env);
     const logger = createLogger({

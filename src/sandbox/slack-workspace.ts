@@ -96,12 +96,19 @@ export const DEFAULT_CHANNELS: Readonly<Record<string, SlackChannel>> = {
   C0GENERAL: { name: 'general' },
 };
 
+/** Data an app attaches to its message (chat.postMessage/update `metadata`). */
+export interface MessageMetadata {
+  readonly event_type: string;
+  readonly event_payload: JsonObject;
+}
+
 /** A message as the channel shows it. */
 export interface SlackMessage {
   readonly channel: string;
   readonly ts: string;
   text: string;
   blocks: JsonObject[] | undefined;
+  metadata?: MessageMetadata;
   /** Set on an ephemeral message: the one user who sees it. */
   readonly ephemeralTo?: string;
   readonly thread_ts?: string;
@@ -153,6 +160,8 @@ const MAX_PRIVATE_METADATA = 3000;
 const MAX_CALLBACK_ID = 255;
 const MAX_VIEW_STACK = 3;
 const MAX_RESPONSE_URL_POSTS = 5;
+const DEFAULT_HISTORY_LIMIT = 100;
+const MAX_HISTORY_LIMIT = 999;
 
 /** A handler's way to answer `{ ok: false, error }`, optionally with Slack's `[ERROR] …` lines. */
 class ApiFailure extends Error {
@@ -197,6 +206,77 @@ function messageBlocks(value: unknown): JsonObject[] | undefined {
     ]);
   }
   return value;
+}
+
+/** chat.postMessage/update `metadata`: `{event_type, event_payload}`, sent JSON-encoded. */
+function messageMetadata(value: unknown): MessageMetadata | undefined {
+  if (value === undefined) return undefined;
+  if (!isObject(value)) throw new ApiFailure('invalid_metadata_format');
+  const { event_type: eventType, event_payload: eventPayload } = value;
+  if (typeof eventType !== 'string' || eventType === '' || !isObject(eventPayload)) {
+    throw new ApiFailure('invalid_metadata_schema');
+  }
+  return { event_type: eventType, event_payload: eventPayload };
+}
+
+/**
+ * A ts (or a `oldest`/`latest` bound such as '0' or '1700000000') in microseconds, which stay
+ * exact in a double where the decimal seconds would not; undefined if it is not a timestamp.
+ */
+function tsMicros(ts: string): number | undefined {
+  const match = /^(\d+)(?:\.(\d{1,6}))?$/.exec(ts);
+  if (match === null) return undefined;
+  return Number(match[1]) * 1e6 + Number((match[2] ?? '').padEnd(6, '0'));
+}
+
+function historyBound(args: ApiArgs, key: 'oldest' | 'latest'): number | undefined {
+  const value = optionalText(args, key);
+  if (value === undefined) return undefined;
+  const micros = tsMicros(value);
+  if (micros === undefined) throw new ApiFailure(`invalid_ts_${key}`);
+  return micros;
+}
+
+/** Slack's history cursor: base64 of `next_ts:` and the ts without its dot. */
+function historyCursor(ts: string): string {
+  return Buffer.from(`next_ts:${ts.replace('.', '')}`).toString('base64');
+}
+
+function cursorMicros(cursor: string): number {
+  const match = /^next_ts:(\d{7,})$/.exec(Buffer.from(cursor, 'base64').toString('utf8'));
+  if (match?.[1] === undefined) throw new ApiFailure('invalid_cursor');
+  return Number(match[1]);
+}
+
+/** conversations.history/replies `limit`: at most 999, and 100 when missing. */
+function pageLimit(args: ApiArgs): number {
+  const requested = Number(args.limit);
+  // Slack is silent on a missing or nonsensical limit; the emulation takes the default then.
+  return Number.isInteger(requested) && requested > 0
+    ? Math.min(requested, MAX_HISTORY_LIMIT)
+    : DEFAULT_HISTORY_LIMIT;
+}
+
+/** conversations.history/replies `oldest`, `latest` and `inclusive`, as a test of a ts in µs. */
+function timeRange(args: ApiArgs): (micros: number) => boolean {
+  const oldest = historyBound(args, 'oldest') ?? 0;
+  const latest = historyBound(args, 'latest') ?? Number.POSITIVE_INFINITY;
+  const inclusive = flag(args, 'inclusive');
+  return (micros) =>
+    (inclusive ? micros >= oldest : micros > oldest) &&
+    (inclusive ? micros <= latest : micros < latest);
+}
+
+/** Each thread's replies in ts order, by the ts of its parent. */
+function threadsOf(messages: readonly SlackMessage[]): Map<string, SlackMessage[]> {
+  const threads = new Map<string, SlackMessage[]>();
+  for (const message of messages) {
+    if (message.thread_ts === undefined || message.thread_ts === message.ts) continue;
+    const replies = threads.get(message.thread_ts) ?? [];
+    replies.push(message);
+    threads.set(message.thread_ts, replies);
+  }
+  return threads;
 }
 
 /** chat.postMessage/postEphemeral/update need something to show. */
@@ -311,6 +391,8 @@ export class SlackWorkspace {
     'usergroups.users.list': (args) => this.userGroupMembers(args),
     'conversations.open': (args) => this.openConversation(args),
     'conversations.info': (args) => ({ channel: this.channelInfo(requiredText(args, 'channel')) }),
+    'conversations.history': (args) => this.history(args),
+    'conversations.replies': (args) => this.replies(args),
     'files.getUploadURLExternal': (args) => this.uploadUrl(args),
     'files.completeUploadExternal': (args) => this.completeUploads(args),
   };
@@ -523,7 +605,7 @@ export class SlackWorkspace {
         channel,
         text: optionalText(args, 'initial_comment'),
         blocks: undefined,
-        thread_ts: optionalText(args, 'thread_ts'),
+        thread_ts: this.threadRoot(channel, optionalText(args, 'thread_ts')),
         files: files.map(({ file }) => file.id),
         via: 'files.completeUploadExternal',
       });
@@ -554,10 +636,14 @@ export class SlackWorkspace {
   }
 
   private postMessage(args: ApiArgs): JsonObject {
+    const channel = this.resolveChannel(requiredText(args, 'channel'));
+    const content = messageContent(args);
+    const metadata = messageMetadata(args.metadata);
     const message = this.addMessage({
-      channel: this.resolveChannel(requiredText(args, 'channel')),
-      ...messageContent(args),
-      thread_ts: optionalText(args, 'thread_ts'),
+      channel,
+      ...content,
+      ...(metadata === undefined ? {} : { metadata }),
+      thread_ts: this.threadRoot(channel, optionalText(args, 'thread_ts')),
       via: 'chat.postMessage',
     });
     return { channel: message.channel, ts: message.ts, message: this.render(message) };
@@ -566,8 +652,10 @@ export class SlackWorkspace {
   private updateMessage(args: ApiArgs): JsonObject {
     const message = this.botMessage(args);
     const { text, blocks } = messageContent(args);
+    const metadata = messageMetadata(args.metadata);
     if (text !== undefined) message.text = text;
     if (blocks !== undefined) message.blocks = blocks;
+    if (metadata !== undefined) message.metadata = metadata;
     message.edited = { ts: this.nextTs() };
     const { channel, ts } = message;
     return { channel, ts, text: message.text, message: this.render(message) };
@@ -797,6 +885,114 @@ export class SlackWorkspace {
   }
 
   /**
+   * The channel's top-level messages, newest first (thread replies and ephemeral ones are not
+   * in it). The emulation does not model scopes, so channels:history/groups:history go unchecked.
+   */
+  private history(args: ApiArgs): JsonObject {
+    const channel = this.resolveChannel(requiredText(args, 'channel'));
+    const inRange = timeRange(args);
+    const cursor = optionalText(args, 'cursor');
+    // The cursor names the newest message of the next page.
+    const before = cursor === undefined ? Number.POSITIVE_INFINITY : cursorMicros(cursor);
+    const limit = pageLimit(args);
+    const shown = this.shownMessages(channel);
+    const matching = shown
+      .filter((message) => {
+        if (message.thread_ts !== undefined) return false;
+        const micros = tsMicros(message.ts) ?? 0;
+        return inRange(micros) && micros <= before;
+      })
+      .reverse();
+    const page = matching.slice(0, limit);
+    const next = matching[limit];
+    const withMetadata = flag(args, 'include_all_metadata');
+    const threads = threadsOf(shown);
+    return {
+      messages: page.map((message) => this.listed(message, withMetadata, threads.get(message.ts))),
+      has_more: next !== undefined,
+      pin_count: 0,
+      ...(next === undefined ? {} : { response_metadata: { next_cursor: historyCursor(next.ts) } }),
+    };
+  }
+
+  /**
+   * A thread: its parent, then its replies oldest first. `ts` may name the parent or any message
+   * of the channel; one that is not a thread's parent (a reply, or a message nobody answered)
+   * comes back alone, as in Slack. `oldest`/`latest`/`cursor`/`limit` page through the replies;
+   * the parent heads every page and is not counted in `limit`.
+   */
+  private replies(args: ApiArgs): JsonObject {
+    const channel = this.resolveChannel(requiredText(args, 'channel'));
+    const found = this.findMessage(channel, requiredText(args, 'ts'));
+    if (found === undefined || found.ephemeralTo !== undefined) {
+      throw new ApiFailure('thread_not_found');
+    }
+    const inRange = timeRange(args);
+    const cursor = optionalText(args, 'cursor');
+    // The cursor names the oldest reply of the next page.
+    const after = cursor === undefined ? 0 : cursorMicros(cursor);
+    const limit = pageLimit(args);
+    const withMetadata = flag(args, 'include_all_metadata');
+    const thread =
+      found.thread_ts === undefined
+        ? threadsOf(this.shownMessages(channel)).get(found.ts)
+        : undefined;
+    if (thread === undefined) {
+      return { messages: [this.listed(found, withMetadata, undefined)], has_more: false };
+    }
+    const matching = thread.filter((reply) => {
+      const micros = tsMicros(reply.ts) ?? 0;
+      return inRange(micros) && micros >= after;
+    });
+    const page = matching.slice(0, limit);
+    const next = matching[limit];
+    return {
+      messages: [
+        this.listed(found, withMetadata, thread),
+        ...page.map((reply) => this.listed(reply, withMetadata, undefined)),
+      ],
+      has_more: next !== undefined,
+      ...(next === undefined ? {} : { response_metadata: { next_cursor: historyCursor(next.ts) } }),
+    };
+  }
+
+  /** The channel's messages everyone sees, in posting order (ts order). */
+  private shownMessages(channelId: string): SlackMessage[] {
+    return (this.channelMessages.get(channelId) ?? []).filter(
+      (message) => message.ephemeralTo === undefined,
+    );
+  }
+
+  /**
+   * A message as conversations.history/replies list it: a thread's parent carries Slack's thread
+   * summary, a reply its parent's author, and the metadata only when asked for.
+   */
+  private listed(
+    message: SlackMessage,
+    withMetadata: boolean,
+    replies: readonly SlackMessage[] | undefined,
+  ): JsonObject {
+    const { botUserId } = this.options;
+    const latestReply = replies?.at(-1);
+    return {
+      ...this.render(message),
+      ...(replies === undefined || latestReply === undefined
+        ? {}
+        : {
+            thread_ts: message.ts,
+            reply_count: replies.length,
+            reply_users_count: 1,
+            reply_users: [botUserId],
+            latest_reply: latestReply.ts,
+          }),
+      ...(message.thread_ts === undefined ? {} : { parent_user_id: botUserId }),
+      ...(withMetadata && message.metadata !== undefined
+        ? { metadata: structuredClone(message.metadata) }
+        : {}),
+    };
+  }
+
+  /**
    * Any well-formed C/G/D id counts as a channel the bot is in, so tests can use their own ids;
    * a user id stands for that user's app DM, as in chat.postMessage.
    */
@@ -818,6 +1014,15 @@ export class SlackWorkspace {
     this.channelMessages.set(message.channel, list);
     this.messageIndex.set(messageKey(message.channel, message.ts), message);
     return message;
+  }
+
+  /**
+   * The thread a reply to `threadTs` joins: a reply to a reply goes to the parent's thread, as in
+   * Slack. A `threadTs` that names no message is kept as given.
+   */
+  private threadRoot(channelId: string, threadTs: string | undefined): string | undefined {
+    if (threadTs === undefined) return undefined;
+    return this.findMessage(channelId, threadTs)?.thread_ts ?? threadTs;
   }
 
   private findMessage(channelId: string, ts: string): SlackMessage | undefined {

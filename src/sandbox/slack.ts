@@ -9,6 +9,7 @@ import {
   DEFAULT_SLACK,
   DEFAULT_USER_GROUPS,
   DEFAULT_USERS,
+  dmChannelFor,
   isObject,
   type JsonObject,
   type ResponseUrlContext,
@@ -25,7 +26,8 @@ import {
  * A local Slack for a real Bolt app to run against over real HTTP: one node:http server that
  * plays the Web API (`{url}/api/{method}`, give the bot `slackApiUrl: emulation.apiUrl`), takes
  * `response_url` posts (`{url}/respond/{id}`) and file uploads (`{url}/upload/{id}`), records
- * every call, and lets tests, the demo and the benchmark wait for what the bot does.
+ * every call, and lets tests, the demo and the benchmark wait for what the bot does. Web API
+ * calls meet Slack's rate limits (SLACK_RATE_LIMITS) unless `rateLimits: 'off'`.
  * `emulation.driver(botUrl)` sends signed requests to the bot the way Slack does.
  */
 
@@ -52,6 +54,88 @@ export interface SlackEmulationOptions extends Partial<SlackIdentity> {
    * where the caller runs the Socket Mode side.
    */
   readonly socketMode?: { readonly appToken: string; readonly url: string };
+  /**
+   * Slack's per-method rate limits (SLACK_RATE_LIMITS), on by default at `scale: 1`; `scale`
+   * multiplies every bucket's size and refill rate. 'off' never answers 429 on its own.
+   */
+  readonly rateLimits?: 'off' | { readonly scale?: number };
+}
+
+export type SlackRateTier = 1 | 2 | 3 | 4;
+
+/**
+ * Slack's Web API rate limits (docs.slack.dev/apis/web-api/rate-limits, slack-platform-notes §5)
+ * as the emulation enforces them: per method for the whole workspace, and for chat.postMessage
+ * also per channel. Each is a token bucket that starts full.
+ */
+export const SLACK_RATE_LIMITS = {
+  /** Calls a minute each tier allows: the bucket's size, refilled evenly over the minute. */
+  tierPerMinute: { 1: 1, 2: 20, 3: 50, 4: 100 } as Readonly<Record<SlackRateTier, number>>,
+  methodTiers: {
+    'auth.test': 4,
+    'chat.update': 3,
+    'chat.postEphemeral': 4,
+    'chat.delete': 3,
+    'chat.getPermalink': 4,
+    'views.open': 4,
+    'views.push': 4,
+    'views.update': 4,
+    'views.publish': 4,
+    'users.info': 4,
+    'usergroups.list': 2,
+    'usergroups.users.list': 2,
+    'conversations.open': 3,
+    'conversations.info': 3,
+    'conversations.history': 3,
+    'conversations.replies': 3,
+    'files.getUploadURLExternal': 4,
+    'files.completeUploadExternal': 4,
+  } as Readonly<Record<string, SlackRateTier>>,
+  /** The tier of a method not listed. */
+  unlistedTier: 3 as SlackRateTier,
+  /** chat.postMessage has no tier: about one a second per channel with short bursts, plus a cap. */
+  postMessage: { perChannelPerSecond: 1, perChannelBurst: 3, workspacePerMinute: 300 },
+} as const;
+
+export interface RateBucket {
+  /** 'channel': one bucket per channel (chat.postMessage's); 'workspace': one for the app. */
+  readonly per: 'workspace' | 'channel';
+  /** Calls a full bucket lets through at once. */
+  readonly capacity: number;
+  /** Calls a second it refills with. */
+  readonly perSecond: number;
+}
+
+/**
+ * The buckets a call of `method` draws on, at `scale`. A run of N calls on one bucket takes at
+ * least (N - capacity) / perSecond seconds: the floor a benchmark can compare against.
+ */
+export function rateBuckets(method: string, scale = 1): RateBucket[] {
+  // At least one call fits, else a scaled-down Tier 1 bucket could never let one through.
+  const bucket = (per: RateBucket['per'], capacity: number, perSecond: number): RateBucket => ({
+    per,
+    capacity: Math.max(1, capacity * scale),
+    perSecond: perSecond * scale,
+  });
+  const { tierPerMinute, methodTiers, unlistedTier, postMessage } = SLACK_RATE_LIMITS;
+  if (method === 'chat.postMessage') {
+    return [
+      bucket('channel', postMessage.perChannelBurst, postMessage.perChannelPerSecond),
+      bucket('workspace', postMessage.workspacePerMinute, postMessage.workspacePerMinute / 60),
+    ];
+  }
+  const perMinute = tierPerMinute[methodTiers[method] ?? unlistedTier];
+  return [bucket('workspace', perMinute, perMinute / 60)];
+}
+
+/** Which Web API methods an outage covers. */
+export type MethodMatcher = string | RegExp | ((method: string) => boolean);
+
+export interface OutageOptions {
+  /** HTTP status the covered calls answer (default 500). */
+  readonly status?: number;
+  /** When the outage ends by itself, on the emulation's clock (`now`); default: when ended. */
+  readonly untilMs?: number;
 }
 
 export interface ApiCall {
@@ -60,6 +144,8 @@ export interface ApiCall {
   readonly at: number;
   readonly status: number;
   readonly response: ApiReply;
+  /** Set by dropAfterNext: the call took effect, but the caller got no answer. */
+  readonly dropped?: true;
 }
 
 export interface ResponseUrlPost {
@@ -92,9 +178,66 @@ export interface WaitOptions {
 interface Fault {
   readonly error?: string;
   readonly delayMs?: number;
+  readonly drop?: boolean;
   readonly status?: number;
   readonly retryAfterSec?: number;
   remaining: number;
+}
+
+interface Outage {
+  readonly matches: (method: string) => boolean;
+  readonly status: number;
+  readonly untilMs: number | undefined;
+}
+
+interface BucketState {
+  tokens: number;
+  at: number;
+}
+
+/** Slack's token buckets, on the emulation's clock. */
+class RateLimiter {
+  private readonly buckets = new Map<string, BucketState>();
+
+  constructor(
+    readonly scale: number,
+    private readonly now: () => number,
+  ) {
+    if (!(scale > 0 && Number.isFinite(scale))) {
+      throw new RangeError(`Slack emulation: rateLimits.scale must be above 0, not ${scale}`);
+    }
+  }
+
+  /**
+   * Takes a token from each bucket the call draws on and returns undefined; or, when one is
+   * short, takes none and returns the seconds until all have a token (Retry-After).
+   */
+  take(method: string, args: ApiArgs): number | undefined {
+    const now = this.now();
+    const drawn = rateBuckets(method, this.scale).map((limit) => {
+      const key = limit.per === 'channel' ? `${method} ${channelKey(args.channel)}` : method;
+      return { limit, state: this.refilled(key, limit, now) };
+    });
+    // Refills in floating point can leave 0.9999… for a whole token.
+    const waitSec = Math.max(
+      ...drawn.map(({ limit, state }) =>
+        1 - state.tokens <= 1e-9 ? 0 : (1 - state.tokens) / limit.perSecond,
+      ),
+    );
+    if (waitSec > 0) return Math.max(1, Math.ceil(waitSec));
+    for (const { state } of drawn) state.tokens -= 1;
+    return undefined;
+  }
+
+  private refilled(key: string, limit: RateBucket, now: number): BucketState {
+    const state = this.buckets.get(key) ?? { tokens: limit.capacity, at: now };
+    // A clock moved back (tests do) credits nothing, rather than stalling the bucket.
+    const elapsedSec = Math.max(0, now - state.at) / 1000;
+    state.tokens = Math.min(limit.capacity, state.tokens + elapsedSec * limit.perSecond);
+    state.at = now;
+    this.buckets.set(key, state);
+    return state;
+  }
 }
 
 interface ApiAnswer {
@@ -119,6 +262,9 @@ export class SlackEmulation {
   private readonly recordedCalls: ApiCall[] = [];
   private readonly responsePosts: ResponseUrlPost[] = [];
   private readonly faults = new Map<string, Fault[]>();
+  private readonly outages = new Set<Outage>();
+  private readonly limiter: RateLimiter | undefined;
+  private readonly refusals = new Map<string, number>();
   /** How many posts of each response_url `nextResponse` has handed out. */
   private readonly responseCursors = new Map<string, number>();
   private readonly changes = new EventEmitter();
@@ -132,6 +278,9 @@ export class SlackEmulation {
     this.apiUrl = `${this.url}/api/`;
     this.now = options.now ?? Date.now;
     this.socketMode = options.socketMode;
+    const rateLimits = options.rateLimits ?? {};
+    this.limiter =
+      rateLimits === 'off' ? undefined : new RateLimiter(rateLimits.scale ?? 1, this.now);
     this.config = {
       signingSecret: options.signingSecret ?? DEFAULT_SLACK.signingSecret,
       botToken: options.botToken ?? DEFAULT_SLACK.botToken,
@@ -168,7 +317,20 @@ export class SlackEmulation {
     return new SlackDriver(this, botUrl);
   }
 
+  /** The rate limits' scale, or undefined when they are off. */
+  get rateLimitScale(): number | undefined {
+    return this.limiter?.scale;
+  }
+
   // ---- records ----
+
+  /**
+   * How many calls of each method the rate limits refused with 429 so far (failNext's 429s are
+   * not counted). `forgetHistory` keeps the count.
+   */
+  get rateLimited(): Readonly<Record<string, number>> {
+    return Object.fromEntries(this.refusals);
+  }
 
   get calls(): readonly ApiCall[] {
     return this.recordedCalls;
@@ -276,6 +438,32 @@ export class SlackEmulation {
     this.queueFault(method, { delayMs, remaining: options.times ?? 1 });
   }
 
+  /**
+   * The next call(s) of `method` take effect and are recorded (`dropped: true`), then the
+   * connection closes unanswered: the caller sees a socket hang-up though, say, its message
+   * was posted.
+   */
+  dropAfterNext(method: string, options: { times?: number } = {}): void {
+    this.queueFault(method, { drop: true, remaining: options.times ?? 1 });
+  }
+
+  /**
+   * Until the returned function is called (or `untilMs` passes), Web API calls of the matching
+   * methods answer `status` with Slack's internal_error, do nothing and are recorded. Queued
+   * faults wait for the calls after it.
+   */
+  outage(methods: MethodMatcher, options: OutageOptions = {}): () => void {
+    const outage: Outage = {
+      matches: methodMatcher(methods),
+      status: options.status ?? 500,
+      untilMs: options.untilMs,
+    };
+    this.outages.add(outage);
+    return () => {
+      this.outages.delete(outage);
+    };
+  }
+
   // ---- waiting ----
 
   /**
@@ -367,13 +555,16 @@ export class SlackEmulation {
     raw: Buffer,
     res: ServerResponse,
   ): Promise<void> {
-    const fault = this.takeFault(method);
+    const outage = this.outageOf(method);
+    const fault = outage === undefined ? this.takeFault(method) : undefined;
     if (fault?.delayMs !== undefined) await sleep(fault.delayMs);
     const args = decodeArgs(req.headers['content-type'], raw);
-    const answer =
-      args === undefined
-        ? { status: 200, reply: { ok: false, error: 'invalid_json' } }
-        : this.apiAnswer(method, args, req.headers.authorization, fault);
+    const answer: ApiAnswer =
+      outage !== undefined
+        ? { status: outage.status, reply: { ok: false, error: 'internal_error' } }
+        : args === undefined
+          ? { status: 200, reply: { ok: false, error: 'invalid_json' } }
+          : this.apiAnswer(method, args, req.headers.authorization, fault);
     // Recorded before answering, so a bot that awaited the call always finds it recorded.
     this.record(this.recordedCalls, {
       method,
@@ -381,7 +572,12 @@ export class SlackEmulation {
       at: this.now(),
       status: answer.status,
       response: answer.reply,
+      ...(fault?.drop ? { dropped: true } : {}),
     });
+    if (fault?.drop) {
+      res.destroy();
+      return;
+    }
     res
       .writeHead(answer.status, {
         'Content-Type': 'application/json; charset=utf-8',
@@ -398,32 +594,35 @@ export class SlackEmulation {
   ): ApiAnswer {
     // Slack also takes the token as a form field.
     const token = authorization?.match(/^Bearer (.+)$/)?.[1] ?? args.token;
-    if (method === 'apps.connections.open') {
-      // The only call made with the app-level token rather than the bot token.
-      if (!this.socketMode)
-        return { status: 200, reply: { ok: false, error: 'not_allowed_token_type' } };
-      if (token !== this.socketMode.appToken)
-        return { status: 200, reply: { ok: false, error: 'invalid_auth' } };
-      return { status: 200, reply: { ok: true, url: this.socketMode.url } };
-    }
-    if (!this.workspace.knowsMethod(method)) {
-      return { status: 200, reply: { ok: false, error: 'unknown_method' } };
-    }
-    if (token === undefined) return { status: 200, reply: { ok: false, error: 'not_authed' } };
-    if (token !== this.config.botToken) {
-      return { status: 200, reply: { ok: false, error: 'invalid_auth' } };
-    }
+    const refused = this.authError(method, token);
+    if (refused !== undefined) return { status: 200, reply: { ok: false, error: refused } };
     if (fault?.error === 'ratelimited') {
-      return {
-        status: fault.status ?? 429,
-        reply: { ok: false, error: 'ratelimited' },
-        headers: { 'Retry-After': String(fault.retryAfterSec ?? 1) },
-      };
+      return rateLimitedAnswer(fault.retryAfterSec ?? 1, fault.status);
     }
     if (fault?.error !== undefined) {
       return { status: fault.status ?? 200, reply: { ok: false, error: fault.error } };
     }
+    const retryAfterSec = this.limiter?.take(method, args);
+    if (retryAfterSec !== undefined) {
+      this.refusals.set(method, (this.refusals.get(method) ?? 0) + 1);
+      return rateLimitedAnswer(retryAfterSec);
+    }
+    if (method === 'apps.connections.open' && this.socketMode) {
+      return { status: 200, reply: { ok: true, url: this.socketMode.url } };
+    }
     return { status: 200, reply: this.workspace.call(method, args) };
+  }
+
+  /** Why Slack would refuse this token for this method, if it would. */
+  private authError(method: string, token: unknown): string | undefined {
+    if (method === 'apps.connections.open') {
+      // The only call made with the app-level token rather than the bot token.
+      if (!this.socketMode) return 'not_allowed_token_type';
+      return token === this.socketMode.appToken ? undefined : 'invalid_auth';
+    }
+    if (!this.workspace.knowsMethod(method)) return 'unknown_method';
+    if (token === undefined) return 'not_authed';
+    return token === this.config.botToken ? undefined : 'invalid_auth';
   }
 
   private answerResponseUrl(id: string, raw: Buffer, res: ServerResponse): void {
@@ -460,6 +659,16 @@ export class SlackEmulation {
     this.faults.set(method, queue);
   }
 
+  /** The outage covering `method` now, dropping those past their `untilMs`. */
+  private outageOf(method: string): Outage | undefined {
+    const now = this.now();
+    for (const outage of this.outages) {
+      if (outage.untilMs !== undefined && now >= outage.untilMs) this.outages.delete(outage);
+      else if (outage.matches(method)) return outage;
+    }
+    return undefined;
+  }
+
   private takeFault(method: string): Fault | undefined {
     const queue = this.faults.get(method);
     const fault = queue?.[0];
@@ -485,6 +694,27 @@ export async function startSlackEmulation(
   if (address === null || typeof address === 'string')
     throw new Error('Slack emulation: no TCP port');
   return new SlackEmulation(server, address.port, options);
+}
+
+function rateLimitedAnswer(retryAfterSec: number, status = 429): ApiAnswer {
+  return {
+    status,
+    reply: { ok: false, error: 'ratelimited' },
+    headers: { 'Retry-After': String(retryAfterSec) },
+  };
+}
+
+function methodMatcher(methods: MethodMatcher): (method: string) => boolean {
+  if (typeof methods === 'function') return methods;
+  // search() ignores a /g pattern's lastIndex, which test() would carry between calls.
+  if (methods instanceof RegExp) return (method) => method.search(methods) !== -1;
+  return (method) => method === methods;
+}
+
+/** chat.postMessage's per-channel bucket: a user id posts to that user's app DM. */
+function channelKey(channel: unknown): string {
+  const id = typeof channel === 'string' ? channel : '';
+  return /^U[A-Z0-9]+$/.test(id) ? dmChannelFor(id) : id;
 }
 
 function copyFile(file: UploadedFile): UploadedFile {

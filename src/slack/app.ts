@@ -1,18 +1,22 @@
-import type { WebClient } from '@slack/web-api';
+import type { ServerResponse } from 'node:http';
+import { type AnyMiddlewareArgs, App, LogLevel, type Middleware } from '@slack/bolt';
 import type { AccessControl } from '../app/access.ts';
 import type { ApprovalWorkflow } from '../app/approvals.ts';
 import type { ReadService } from '../app/reads.ts';
 import type { SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
+import { boltLogger } from './bolt-logger.ts';
 import type { BotIdentity } from './directory.ts';
-import type { ForwardedEvent } from './ingress.ts';
 import { registerAppHome } from './listeners/app-home.ts';
-import type { ApprovalMessages } from './listeners/approval-messages.ts';
 import { registerApprovals } from './listeners/approvals.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
-import { type ListenerRegistry, ListenerRouter } from './listeners/registry.ts';
-import type { SlackHttp } from './slack-http.ts';
+
+/** What `/readyz` reports: each dependency the bot needs to serve requests. */
+export interface Readiness {
+  ready: boolean;
+  checks: Record<string, boolean>;
+}
 
 export interface SlackAppDeps {
   slack: SlackConfig;
@@ -21,63 +25,88 @@ export interface SlackAppDeps {
   access: AccessControl;
   reads: ReadService;
   workflow: ApprovalWorkflow;
-  messages: ApprovalMessages;
+  /** The approvals channel: approval cards and the audit CSV go there only. */
+  approvalsChannelId: string;
+  readiness(): Promise<Readiness>;
+}
+
+/** What a person is told when too many requests are in progress: nothing of theirs was done. */
+export const OVERLOADED_TEXT =
+  'payops is overloaded right now, so it did nothing with this: no request was read, recorded or sent. Try again in a minute.';
+
+/** Listener Web API calls (modals, the Home tab) are retried a little, never for half an hour. */
+export const LISTENER_RETRIES = { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 };
+
+export interface SlackApp {
+  app: App;
+  /** Waits for the requests in progress (a payout half-sent above all), at most `ms`. */
+  drain(ms: number): Promise<void>;
 }
 
 /**
- * payops's listeners, given the requests the ingress has verified (and, but for modal
- * submissions, acknowledged). A listener's `ack` resolves what the ingress acknowledges with;
- * `respond` answers on the request's response_url; `client` is the engine's WebClient.
+ * payops's one Bolt app: HTTP receiver (Socket Mode with an app token), health routes, load
+ * shedding, and every listener, each acknowledging first and then calling a use case.
  */
-export class SlackEngine {
-  readonly #router: ListenerRouter;
-  readonly #logger: Logger;
-  readonly #inFlight = new Set<Promise<void>>();
-
-  constructor(deps: SlackAppDeps, slack: { client: WebClient; respondTo: SlackHttp['respondTo'] }) {
-    this.#logger = deps.logger;
-    this.#router = new ListenerRouter({ ...slack, botUserId: deps.identity.botUserId });
-    registerListeners(this.#router, deps);
-  }
-
-  /**
-   * Runs the request's listener; resolves with what its `ack` carried, as soon as it acks.
-   * `finished` is called once the listener is done with it, whatever happened.
-   */
-  process(event: ForwardedEvent, finished?: () => void): Promise<unknown> {
-    let answered: (answer: unknown) => void = () => {};
-    const answer = new Promise<unknown>((resolve) => {
-      answered = resolve;
-    });
-    const done: Promise<void> = this.#router
-      .dispatch(event.body, async (response?: unknown) => answered(response))
-      .catch((error: unknown) => this.#logger.error({ err: error }, 'a Slack listener failed'))
-      .finally(() => {
-        // A listener that never acknowledged: its request is answered empty.
-        answered(undefined);
-        this.#inFlight.delete(done);
-        finished?.();
+export function createSlackApp(deps: SlackAppDeps): SlackApp {
+  const { slack, identity } = deps;
+  const app = new App({
+    token: slack.botToken,
+    signingSecret: slack.signingSecret,
+    botId: identity.botId,
+    botUserId: identity.botUserId,
+    logger: boltLogger(deps.logger),
+    logLevel: LogLevel.DEBUG,
+    customRoutes: [
+      {
+        path: '/healthz',
+        method: ['GET'],
+        handler: (_req, res) => json(res, 200, { alive: true }),
+      },
+      {
+        path: '/readyz',
+        method: ['GET'],
+        handler: (_req, res) => {
+          deps
+            .readiness()
+            .then((readiness) => json(res, readiness.ready ? 200 : 503, readiness))
+            .catch(() => json(res, 503, { ready: false, checks: {} }));
+        },
+      },
+    ],
+    // payops keeps no per-conversation state in Bolt.
+    convoStore: false,
+    clientOptions: {
+      ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
+      retryConfig: LISTENER_RETRIES,
+    },
+    ...(slack.appToken
+      ? { socketMode: true, appToken: slack.appToken, installerOptions: { port: slack.port } }
+      : { port: slack.port }),
+  });
+  const inProgress = new Set<Promise<void>>();
+  app.use(loadShedding(inProgress, slack.maxBacklog, deps.logger));
+  app.error(async (error) => {
+    deps.logger.error({ err: error }, 'a Slack listener failed');
+  });
+  registerListeners(app, deps);
+  return {
+    app,
+    async drain(ms) {
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, ms);
       });
-    this.#inFlight.add(done);
-    return answer;
-  }
-
-  /** Waits for the requests being worked on (a payout half-sent above all), at most `ms`. */
-  async drain(ms: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, ms);
-    });
-    await Promise.race([Promise.allSettled([...this.#inFlight]), deadline]);
-    clearTimeout(timer);
-  }
+      await Promise.race([Promise.allSettled([...inProgress]), deadline]);
+      clearTimeout(timer);
+    },
+  };
 }
 
 /**
- * Every listener payops has. The manifest test calls this with a recorder to check that
- * manifest.yml declares exactly what the code registers.
+ * Every listener payops has, grouped by Slack surface. The manifest test calls this with a
+ * recorder to check that manifest.yml declares exactly what the code registers.
  */
-export function registerListeners(app: ListenerRegistry, deps: SlackAppDeps): void {
+export function registerListeners(app: App, deps: SlackAppDeps): void {
   const readerDeps = {
     command: deps.slack.command,
     readers: deps.slack.readers,
@@ -89,8 +118,8 @@ export function registerListeners(app: ListenerRegistry, deps: SlackAppDeps): vo
   };
   const approvalDeps = {
     workflow: deps.workflow,
-    messages: deps.messages,
     reads: deps.reads,
+    approvalsChannelId: deps.approvalsChannelId,
     accessAdmin: deps.slack.accessAdmin,
     logger: deps.logger,
   };
@@ -98,4 +127,72 @@ export function registerListeners(app: ListenerRegistry, deps: SlackAppDeps): vo
   registerAppHome(app, readerDeps);
   registerApprovals(app, approvalDeps);
   registerEvents(app, { access: deps.access, logger: deps.logger });
+}
+
+/**
+ * At most `limit` requests in progress: past it a request is answered "overloaded" at once and
+ * never reaches a listener, so memory stays bounded however fast requests come. A form's
+ * submission is never shed: a person waits on its answer inside the ack.
+ */
+function loadShedding(
+  inProgress: Set<Promise<void>>,
+  limit: number,
+  logger: Logger,
+): Middleware<AnyMiddlewareArgs> {
+  const overload = new OverloadLog(logger);
+  return async (args) => {
+    const body = args.body as { type?: unknown; command?: unknown };
+    if (inProgress.size >= limit && body.type !== 'view_submission') {
+      overload.shed();
+      const { ack, respond } = args as Partial<{
+        ack: (answer?: unknown) => Promise<void>;
+        respond: (message: Record<string, unknown>) => Promise<unknown>;
+      }>;
+      // A command's answer rides in its ack; a click is told through its response_url; an
+      // event (already acknowledged by Bolt) is dropped.
+      if (typeof body.command === 'string') {
+        await ack?.({ response_type: 'ephemeral', text: OVERLOADED_TEXT });
+        return;
+      }
+      await ack?.();
+      await respond?.({
+        response_type: 'ephemeral',
+        replace_original: false,
+        text: OVERLOADED_TEXT,
+      }).catch(() => undefined);
+      return;
+    }
+    const work = args.next();
+    inProgress.add(work);
+    try {
+      await work;
+    } finally {
+      inProgress.delete(work);
+    }
+  };
+}
+
+/** One warning a second at most while shedding, with how many were shed. */
+class OverloadLog {
+  #since = 0;
+  #count = 0;
+
+  constructor(private readonly logger: Logger) {}
+
+  shed(): void {
+    this.#count++;
+    const now = Date.now();
+    if (now - this.#since < 1_000) return;
+    this.logger.warn(
+      { shed: this.#count },
+      'too many requests in progress: answered "overloaded" and not worked on',
+    );
+    this.#since = now;
+    this.#count = 0;
+  }
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
 }

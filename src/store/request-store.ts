@@ -1,3 +1,4 @@
+import type { AnswerTarget } from '../app/outbox-port.ts';
 import {
   canTransition,
   type PaymentRequest,
@@ -27,6 +28,8 @@ export interface NewRequest {
   expiresAt: Date;
   requesterChannelId: string | undefined;
   labels?: RequestLabels | undefined;
+  /** Where the requester's confirmation goes (the outbox delivers it). */
+  answerTo?: AnswerTarget | undefined;
 }
 
 export interface FreezeState {
@@ -82,6 +85,24 @@ const REQUEST_COLUMNS = `${REQUEST_ROW_COLUMNS}, coalesce(
 /** An audit row's columns as every statement that writes one names them. */
 const INSERT_AUDIT =
   'insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)';
+
+/**
+ * The approval card of each request in `source` redrawn as it is now: joins the request's
+ * waiting redraw if it has one (a busy request costs one chat.update), else a new one due at
+ * `due`. Delivered by the Slack outbox.
+ */
+function enqueueCardUpdate(source: string, due = 'now()'): string {
+  return `insert into slack_outbox (request_id, kind, due_at, give_up_at)
+    select id, 'card_update', ${due}, now() + interval '24 hours' from ${source}
+    on conflict (request_id) where kind = 'card_update' and state = 'waiting'
+    do update set due_at = least(slack_outbox.due_at, excluded.due_at), enqueued_at = now()`;
+}
+
+/** A line to the requester in the card's thread, telling `event` (a status, or what was learnt). */
+function enqueueNotice(source: string, event: string): string {
+  return `insert into slack_outbox (request_id, kind, event, give_up_at)
+    select id, 'notice', ${event}, now() + interval '24 hours' from ${source}`;
+}
 
 const AUDIT_COLUMNS =
   'id, at, request_id, actor, event, from_status, to_status, fingerprint, detail';
@@ -151,6 +172,9 @@ const APPROVE_AND_CLAIM = `
     ${INSERT_AUDIT}
     select bumped.id, 'payops', 'claimed', 'pending', 'executing', bumped.fingerprint, $7
       from bumped, approved_audit where $5::boolean
+  ), redraw as (
+    -- A claim's "executing" is shown only if the call takes a while: its outcome joins this redraw.
+    ${enqueueCardUpdate('bumped', "now() + case when $5::boolean then interval '1 second' else interval '0' end")}
   )
   select (select approved_at from approval) as approved_at,
          (select updated_at from bumped where $5::boolean) as claimed_updated_at,
@@ -172,6 +196,10 @@ const DECIDE = `
   ), decided_audit as (
     ${INSERT_AUDIT}
     select id, $3, $6, 'pending', $2, fingerprint, $7 from decided
+  ), redraw as (
+    ${enqueueCardUpdate('decided')}
+  ), told as (
+    ${enqueueNotice('decided', '$2')}
   )
   select ${REQUEST_COLUMNS} from decided r`;
 
@@ -183,6 +211,10 @@ const FINISH_EXECUTION = `
   ), finished_audit as (
     ${INSERT_AUDIT}
     select id, 'payops', $2, 'executing', $2, fingerprint, $3 from finished
+  ), redraw as (
+    ${enqueueCardUpdate('finished')}
+  ), told as (
+    ${enqueueNotice('finished', '$2')}
   )
   select ${REQUEST_COLUMNS} from finished r`;
 
@@ -199,6 +231,13 @@ const CREATE_REQUEST = `
   ), created_audit as (
     ${INSERT_AUDIT}
     select id, $5, 'requested', null, 'pending', $4, $10 from created
+  ), card as (
+    insert into slack_outbox (request_id, kind, give_up_at) select id, 'card', expires_at from created
+  ), confirmation as (
+    -- The response_url of a command lives 30 minutes; an ephemeral later than that helps nobody.
+    insert into slack_outbox (request_id, kind, target, give_up_at)
+    select id, 'confirmation', $11::jsonb, now() + interval '30 minutes' from created
+     where $11::jsonb is not null
   )
   select ${REQUEST_ROW_COLUMNS}, '[]'::json as approval_list
     from created r`;
@@ -226,6 +265,7 @@ export class RequestStore {
         operationId: request.operationId,
         requiredApprovals: request.requiredApprovals,
       }),
+      request.answerTo ? JSON.stringify(request.answerTo) : null,
     ]);
     if (!row) throw new Error('the new request was not returned by its insert');
     return toRequest(row);
@@ -254,13 +294,6 @@ export class RequestStore {
       [id],
     );
     return row ? { request: toRequest(row), freeze: toFreeze(row) } : undefined;
-  }
-
-  async attachMessage(id: number, channelId: string, messageTs: string): Promise<void> {
-    await this.#db.query(
-      'update payment_requests set channel_id = $2, message_ts = $3, updated_at = now() where id = $1',
-      [id, channelId, messageTs],
-    );
   }
 
   async listPending(limit: number): Promise<{ requests: PaymentRequest[]; total: number }> {
@@ -408,6 +441,7 @@ export class RequestStore {
         ...outcome,
         result: to,
       });
+      await tellSlack(tx, id, 'late_outcome');
       return load(tx, id);
     });
   }
@@ -439,6 +473,10 @@ export class RequestStore {
         row.fingerprint,
         { ...reconciliation },
       );
+      // The requester is told when something was learnt, not at every fruitless look.
+      const learnt =
+        resolvedBy !== undefined || ['found', 'ambiguous'].includes(reconciliation.result);
+      await tellSlack(tx, id, learnt ? (resolvedBy ? 'resolved' : 'reconciled') : undefined);
       return load(tx, id);
     });
   }
@@ -506,6 +544,7 @@ export class RequestStore {
       for (const row of rows) {
         const id = Number(row.id);
         await audit(tx, id, 'payops', to, from, to, row.fingerprint, undefined);
+        await tellSlack(tx, id, to);
         swept.push((await load(tx, id)) as PaymentRequest);
       }
       return swept;
@@ -552,6 +591,8 @@ export class RequestStore {
         undefined,
         reason ? { reason } : undefined,
       );
+      // Every pending card shows the freeze while it lasts, and stops when it ends.
+      await tx.query(enqueueCardUpdate("payment_requests where status = 'pending'"));
       return readFreeze(tx);
     });
   }
@@ -665,6 +706,13 @@ async function audit(
       detail ? JSON.stringify(detail) : null,
     ],
   );
+}
+
+/** The request's card redrawn, and with `event` its requester told in the thread. */
+async function tellSlack(db: Queryable, id: number, event: string | undefined): Promise<void> {
+  const request = '(select $1::bigint as id) changed';
+  await db.query(enqueueCardUpdate(request), [id]);
+  if (event !== undefined) await db.query(enqueueNotice(request, '$2::text'), [id, event]);
 }
 
 /**

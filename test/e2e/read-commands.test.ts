@@ -244,7 +244,7 @@ describe('the HTTP endpoint', () => {
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({
       ready: true,
-      checks: { store: true, provider: true, slackIdentity: true },
+      checks: { store: true, provider: true },
     });
   });
 

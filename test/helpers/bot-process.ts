@@ -190,7 +190,8 @@ export interface ApprovalMessage {
 
 /**
  * alice types `/pay payout …` in #payops; resolves with the approval message once she is
- * told it exists (after it is posted and its place stored, so a click on it counts).
+ * told it exists (the outbox confirms after the card is posted and its place stored, so a
+ * click on it counts).
  */
 export async function requestPayout(
   slack: SlackEmulation,

@@ -1,12 +1,15 @@
 import { App, LogLevel, type SlashCommand, webApi } from '@slack/bolt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   botEventsUrl,
   DEFAULT_SLACK,
   dmChannelFor,
   isObject,
+  rateBuckets,
+  SLACK_RATE_LIMITS,
   type SlackDriver,
   type SlackEmulation,
+  type SlackEmulationOptions,
   startSlackEmulation,
 } from '../../src/sandbox/slack.ts';
 
@@ -128,6 +131,30 @@ afterAll(async () => {
   await app?.stop();
   await emu?.close();
 });
+
+/** A Web API call over plain HTTP, for the status and Retry-After the WebClient hides. */
+async function rawCall(emulation: SlackEmulation, method: string, args: Record<string, unknown>) {
+  const response = await fetch(`${emulation.apiUrl}${method}`, {
+    method: 'POST',
+    headers: {
+      'Content-Type': 'application/json',
+      Authorization: `Bearer ${emulation.config.botToken}`,
+    },
+    body: JSON.stringify(args),
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get('retry-after'),
+    body: (await response.json()) as Record<string, unknown>,
+  };
+}
+
+/** The statuses of `count` calls made one after another. */
+async function statusesOf(count: number, call: (n: number) => Promise<{ status: number }>) {
+  const statuses: number[] = [];
+  for (let n = 0; n < count; n += 1) statuses.push((await call(n)).status);
+  return statuses;
+}
 
 /** Runs `/pay new`, whose handler opens the transfer modal, and returns what views.open answered. */
 async function openTransferModal(userId: string) {
@@ -407,6 +434,239 @@ describe('Web API emulation', () => {
     await expect(stranger.auth.test()).rejects.toMatchObject({ data: { error: 'invalid_auth' } });
   });
 
+  it('keeps message metadata; conversations.history shows it only with include_all_metadata', async () => {
+    const channel = 'C0HISTORY';
+    const first = await app.client.chat.postMessage({
+      channel,
+      text: 'transfer 1 requested',
+      metadata: { event_type: 'payops_request', event_payload: { request_id: 'R1' } },
+    });
+    const second = await app.client.chat.postMessage({ channel, text: 'transfer 2 requested' });
+    await app.client.chat.postMessage({ channel, thread_ts: first.ts ?? '', text: 'a reply' });
+    await app.client.chat.update({
+      channel,
+      ts: second.ts ?? '',
+      text: 'transfer 2 approved',
+      metadata: { event_type: 'payops_request', event_payload: { request_id: 'R2', n: 2 } },
+    });
+
+    const plain = await app.client.conversations.history({ channel });
+    const full = await app.client.conversations.history({ channel, include_all_metadata: true });
+
+    // Newest first, thread replies left out, metadata only when asked for.
+    expect(plain.messages?.map((message) => [message.ts, message.text])).toEqual([
+      [second.ts, 'transfer 2 approved'],
+      [first.ts, 'transfer 1 requested'],
+    ]);
+    expect(plain.messages?.some((message) => 'metadata' in message)).toBe(false);
+    expect(full.messages?.map((message) => message.metadata)).toEqual([
+      { event_type: 'payops_request', event_payload: { request_id: 'R2', n: 2 } },
+      { event_type: 'payops_request', event_payload: { request_id: 'R1' } },
+    ]);
+    expect(full.messages?.[0]).toMatchObject({ type: 'message', bot_id: DEFAULT_SLACK.botId });
+  });
+
+  it('pages conversations.history with limit and cursor; unknown channels are refused', async () => {
+    const channel = 'C0PAGES';
+    const stamps: string[] = [];
+    for (const text of ['one', 'two', 'three']) {
+      stamps.push((await app.client.chat.postMessage({ channel, text })).ts ?? '');
+    }
+
+    const page1 = await app.client.conversations.history({ channel, limit: 2 });
+    const page2 = await app.client.conversations.history({
+      channel,
+      limit: 2,
+      cursor: page1.response_metadata?.next_cursor ?? '',
+    });
+    const bounded = await app.client.conversations.history({
+      channel,
+      oldest: stamps[0],
+      latest: stamps[2],
+    });
+
+    expect(page1.messages?.map((message) => message.text)).toEqual(['three', 'two']);
+    expect(page1.has_more).toBe(true);
+    expect(page2.messages?.map((message) => message.text)).toEqual(['one']);
+    expect(page2.has_more).toBe(false);
+    expect(bounded.messages?.map((message) => message.text)).toEqual(['two']);
+    await expect(app.client.conversations.history({ channel: 'nope' })).rejects.toMatchObject({
+      data: { error: 'channel_not_found' },
+    });
+    await expect(
+      // Not C0PAGES: a fourth post there within a second would be over its burst of 3.
+      app.client.apiCall('chat.postMessage', {
+        channel: 'C0METADATA',
+        text: 'x',
+        metadata: JSON.stringify({ event_type: 'payops_request' }),
+      }),
+    ).rejects.toMatchObject({ data: { error: 'invalid_metadata_schema' } });
+  });
+
+  describe('conversations.replies', () => {
+    /** An emulation of its own without rate limits: a thread takes more posts than a burst. */
+    const withThreadEmulation = async (
+      run: (client: InstanceType<typeof webApi.WebClient>, own: SlackEmulation) => Promise<void>,
+    ) => {
+      const own = await startSlackEmulation({ rateLimits: 'off' });
+      try {
+        await run(
+          new webApi.WebClient(DEFAULT_SLACK.botToken, {
+            slackApiUrl: own.apiUrl,
+            retryConfig: { retries: 0 },
+          }),
+          own,
+        );
+      } finally {
+        await own.close();
+      }
+    };
+
+    it('lists the parent first, then its replies oldest first; metadata only when asked', async () => {
+      await withThreadEmulation(async (client, own) => {
+        const post = async (text: string, extra: Record<string, unknown> = {}) =>
+          (await client.chat.postMessage({ channel: CHANNEL, text, ...extra })).ts ?? '';
+        const parent = await post('transfer requested', {
+          metadata: { event_type: 'payops_request', event_payload: { request_id: 'R1' } },
+        });
+        const other = await post('another request');
+        const first = await post('approved by alice', {
+          thread_ts: parent,
+          metadata: { event_type: 'payops_decision', event_payload: { request_id: 'R1' } },
+        });
+        await post('elsewhere', { thread_ts: other });
+        // A reply to a reply joins the parent's thread, as in Slack.
+        const second = await post('executed', { thread_ts: first });
+
+        const plain = await client.conversations.replies({ channel: CHANNEL, ts: parent });
+        const full = await client.conversations.replies({
+          channel: CHANNEL,
+          ts: parent,
+          include_all_metadata: true,
+        });
+
+        expect(plain).toMatchObject({ ok: true, has_more: false });
+        expect(
+          plain.messages?.map((message) => [message.ts, message.thread_ts, message.text]),
+        ).toEqual([
+          [parent, parent, 'transfer requested'],
+          [first, parent, 'approved by alice'],
+          [second, parent, 'executed'],
+        ]);
+        expect(plain.messages?.[0]).toMatchObject({
+          type: 'message',
+          bot_id: DEFAULT_SLACK.botId,
+          user: DEFAULT_SLACK.botUserId,
+          reply_count: 2,
+          latest_reply: second,
+        });
+        expect(plain.messages?.some((message) => 'metadata' in message)).toBe(false);
+        expect(full.messages?.map((message) => message.metadata)).toEqual([
+          { event_type: 'payops_request', event_payload: { request_id: 'R1' } },
+          { event_type: 'payops_decision', event_payload: { request_id: 'R1' } },
+          undefined,
+        ]);
+        // The reply's metadata is kept on the stored message, as a top-level message's is.
+        expect(own.message(CHANNEL, first)).toMatchObject({
+          thread_ts: parent,
+          metadata: { event_type: 'payops_decision', event_payload: { request_id: 'R1' } },
+        });
+        const metadataAsText = await client.apiCall('conversations.replies', {
+          channel: CHANNEL,
+          ts: parent,
+          include_all_metadata: 'true',
+        });
+        expect(metadataAsText).toMatchObject({
+          messages: [{ metadata: { event_type: 'payops_request' } }, {}, {}],
+        });
+        // History shows the parent with its thread summary, and no reply.
+        const history = await client.conversations.history({ channel: CHANNEL });
+        expect(history.messages?.map((message) => [message.text, message.reply_count])).toEqual([
+          ['another request', 1],
+          ['transfer requested', 2],
+        ]);
+      });
+    });
+
+    it('answers a reply or an unanswered message alone; unknown ts gets thread_not_found', async () => {
+      await withThreadEmulation(async (client) => {
+        const parent = (await client.chat.postMessage({ channel: CHANNEL, text: 'p' })).ts ?? '';
+        const reply =
+          (await client.chat.postMessage({ channel: CHANNEL, text: 'r', thread_ts: parent })).ts ??
+          '';
+        const lone = (await client.chat.postMessage({ channel: CHANNEL, text: 'lone' })).ts ?? '';
+        const elsewhere =
+          (await client.chat.postMessage({ channel: 'C0GENERAL', text: 'x' })).ts ?? '';
+
+        const ofReply = await client.conversations.replies({ channel: CHANNEL, ts: reply });
+        const ofLone = await client.conversations.replies({ channel: CHANNEL, ts: lone });
+
+        expect(ofReply.messages?.map((message) => [message.text, message.thread_ts])).toEqual([
+          ['r', parent],
+        ]);
+        expect(ofLone.messages).toHaveLength(1);
+        expect(ofLone.messages?.[0]).toMatchObject({ ts: lone, text: 'lone' });
+        expect(ofLone.messages?.[0]).not.toHaveProperty('thread_ts');
+        for (const ts of ['1.000001', elsewhere]) {
+          await expect(
+            client.conversations.replies({ channel: CHANNEL, ts }),
+          ).rejects.toMatchObject({ data: { ok: false, error: 'thread_not_found' } });
+        }
+        await expect(
+          client.conversations.replies({ channel: 'nope', ts: parent }),
+        ).rejects.toMatchObject({ data: { error: 'channel_not_found' } });
+      });
+    });
+
+    it('pages the replies with limit, cursor and oldest, the parent heading each page', async () => {
+      await withThreadEmulation(async (client) => {
+        const parent =
+          (await client.chat.postMessage({ channel: CHANNEL, text: 'parent' })).ts ?? '';
+        const stamps: string[] = [];
+        for (const text of ['one', 'two', 'three']) {
+          stamps.push(
+            (await client.chat.postMessage({ channel: CHANNEL, text, thread_ts: parent })).ts ?? '',
+          );
+        }
+        const texts = (reply: { messages?: { text?: string }[] }) =>
+          reply.messages?.map((message) => message.text);
+
+        const page1 = await client.conversations.replies({
+          channel: CHANNEL,
+          ts: parent,
+          limit: 2,
+        });
+        const page2 = await client.conversations.replies({
+          channel: CHANNEL,
+          ts: parent,
+          limit: 2,
+          cursor: page1.response_metadata?.next_cursor ?? '',
+        });
+        const newer = await client.conversations.replies({
+          channel: CHANNEL,
+          ts: parent,
+          oldest: stamps[0],
+        });
+        const fromFirst = await client.conversations.replies({
+          channel: CHANNEL,
+          ts: parent,
+          oldest: stamps[0],
+          latest: stamps[1],
+          inclusive: true,
+        });
+
+        expect([texts(page1), page1.has_more]).toEqual([['parent', 'one', 'two'], true]);
+        expect([texts(page2), page2.has_more]).toEqual([['parent', 'three'], false]);
+        expect(page2.response_metadata?.next_cursor ?? '').toBe('');
+        expect(texts(newer)).toEqual(['parent', 'two', 'three']);
+        expect(texts(fromFirst)).toEqual(['parent', 'one', 'two']);
+        expect(rateBuckets('conversations.replies')).toEqual([
+          { per: 'workspace', capacity: 50, perSecond: 50 / 60 },
+        ]);
+      });
+    });
+  });
+
   it('answers unknown_method for a method it does not emulate', async () => {
     await expect(app.client.apiCall('chat.teleport')).rejects.toMatchObject({
       data: { error: 'unknown_method' },
@@ -471,6 +731,185 @@ describe('fault injection', () => {
 
     expect(performance.now() - started).toBeGreaterThanOrEqual(140);
     expect(info.channel).toMatchObject({ id: CHANNEL, name: 'payops' });
+  });
+});
+
+describe('rate limits', () => {
+  const started: SlackEmulation[] = [];
+  /** An emulation on a clock only the test moves, so buckets refill exactly when told. */
+  const emulationAt = async (options: SlackEmulationOptions = {}) => {
+    const clock = { ms: 1_700_000_000_000 };
+    const emulation = await startSlackEmulation({ now: () => clock.ms, ...options });
+    started.push(emulation);
+    return { emulation, clock };
+  };
+
+  afterEach(async () => {
+    await Promise.all(started.splice(0).map((emulation) => emulation.close()));
+  });
+
+  it("refuses a method past its tier's allowance with 429 and Retry-After until it refills", async () => {
+    const { emulation, clock } = await emulationAt();
+    const list = () => rawCall(emulation, 'usergroups.list', {});
+
+    // Tier 2: 20 at once, then one every 3 s.
+    expect(await statusesOf(20, list)).toEqual(Array(20).fill(200));
+    const refused = await list();
+    expect(refused).toEqual({
+      status: 429,
+      retryAfter: '3',
+      body: { ok: false, error: 'ratelimited' },
+    });
+    clock.ms += 2_999;
+    expect(await list()).toMatchObject({ status: 429, retryAfter: '1' });
+    clock.ms += 1;
+    expect((await list()).status).toBe(200);
+    expect((await list()).status).toBe(429);
+
+    expect(emulation.callsTo('usergroups.list').map((call) => call.status)).toEqual([
+      ...Array(20).fill(200),
+      429,
+      429,
+      200,
+      429,
+    ]);
+    expect(emulation.rateLimited).toEqual({ 'usergroups.list': 3 });
+    expect(emulation.rateLimitScale).toBe(1);
+    // Other methods have buckets of their own.
+    expect(
+      (await rawCall(emulation, 'usergroups.users.list', { usergroup: 'S0APPROVERS' })).status,
+    ).toBe(200);
+  });
+
+  it('lets chat.postMessage burst 3 per channel, each channel apart, refilled one a second', async () => {
+    const { emulation, clock } = await emulationAt();
+    const post = (channel: string) =>
+      rawCall(emulation, 'chat.postMessage', { channel, text: 'hi' });
+
+    expect(await statusesOf(4, () => post('C0ONE'))).toEqual([200, 200, 200, 429]);
+    expect(await statusesOf(3, () => post('C0TWO'))).toEqual([200, 200, 200]);
+    // The refused post changed nothing.
+    expect(emulation.channel('C0ONE').messages).toHaveLength(3);
+    clock.ms += 1_000;
+    expect(await statusesOf(2, () => post('C0ONE'))).toEqual([200, 429]);
+
+    const client = new webApi.WebClient(DEFAULT_SLACK.botToken, {
+      slackApiUrl: emulation.apiUrl,
+      retryConfig: { retries: 0 },
+      rejectRateLimitedCalls: true,
+    });
+    await expect(client.chat.postMessage({ channel: 'C0ONE', text: 'hi' })).rejects.toMatchObject({
+      code: 'slack_webapi_rate_limited_error',
+      retryAfter: 1,
+    });
+    expect(emulation.rateLimited).toEqual({ 'chat.postMessage': 3 });
+  });
+
+  it('scale multiplies the allowance and the refill rate', async () => {
+    const { emulation, clock } = await emulationAt({ rateLimits: { scale: 2 } });
+    const list = () => rawCall(emulation, 'usergroups.list', {});
+
+    expect(emulation.rateLimitScale).toBe(2);
+    expect(rateBuckets('usergroups.list', 2)).toEqual([
+      { per: 'workspace', capacity: 40, perSecond: 40 / 60 },
+    ]);
+    expect(await statusesOf(41, list)).toEqual([...Array(40).fill(200), 429]);
+    // A token every 1.5 s, where scale 1 takes 3 s.
+    clock.ms += 1_500;
+    expect((await list()).status).toBe(200);
+  });
+
+  it("caps chat.postMessage for the whole workspace too, at a tenth of Slack's rate", async () => {
+    const { emulation, clock } = await emulationAt({ rateLimits: { scale: 0.1 } });
+    const post = (n: number) =>
+      rawCall(emulation, 'chat.postMessage', { channel: `C0CH${n}`, text: 'hi' });
+    const burst = SLACK_RATE_LIMITS.postMessage.workspacePerMinute * 0.1;
+
+    // 30 at once, then one every 2 s; each fresh channel's own bucket still holds one.
+    expect(burst).toBe(30);
+    expect(await statusesOf(burst, post)).toEqual(Array(30).fill(200));
+    expect(await post(99)).toMatchObject({ status: 429, retryAfter: '2' });
+    clock.ms += 2_000;
+    // The refused call took nothing from its fresh channel's bucket.
+    expect((await post(99)).status).toBe(200);
+  });
+
+  it("'off' never refuses", async () => {
+    const { emulation } = await emulationAt({ rateLimits: 'off' });
+
+    const statuses = await statusesOf(25, () =>
+      rawCall(emulation, 'chat.postMessage', { channel: CHANNEL, text: 'hi' }),
+    );
+
+    expect(statuses).toEqual(Array(25).fill(200));
+    expect(emulation.rateLimitScale).toBeUndefined();
+    expect(emulation.rateLimited).toEqual({});
+  });
+});
+
+describe('outages and dropped answers', () => {
+  it('answers 500 to the methods an outage covers, changes nothing, until it ends', async () => {
+    const own = await startSlackEmulation();
+    try {
+      const client = new webApi.WebClient(DEFAULT_SLACK.botToken, {
+        slackApiUrl: own.apiUrl,
+        retryConfig: { retries: 0 },
+      });
+      const end = own.outage(/^chat\./);
+
+      await expect(client.chat.postMessage({ channel: CHANNEL, text: 'hi' })).rejects.toMatchObject(
+        { code: 'slack_webapi_http_error', statusCode: 500 },
+      );
+      expect((await client.users.info({ user: 'U0ALICE' })).ok).toBe(true);
+      expect(own.channel(CHANNEL).messages).toEqual([]);
+      expect(own.callsTo('chat.postMessage')).toMatchObject([
+        { status: 500, response: { ok: false, error: 'internal_error' } },
+      ]);
+
+      end();
+      expect((await client.chat.postMessage({ channel: CHANNEL, text: 'hi' })).ok).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('ends an outage by itself at untilMs on the emulation clock, with the status asked for', async () => {
+    const clock = { ms: 1_700_000_000_000 };
+    const own = await startSlackEmulation({ now: () => clock.ms });
+    try {
+      own.outage((method) => method.startsWith('views.'), {
+        status: 503,
+        untilMs: clock.ms + 5_000,
+      });
+      const publish = () =>
+        rawCall(own, 'views.publish', { user_id: 'U0ALICE', view: { type: 'home', blocks: [] } });
+
+      expect((await publish()).status).toBe(503);
+      clock.ms += 5_000;
+      expect((await publish()).status).toBe(200);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('dropAfterNext posts the message, then hangs up without an answer', async () => {
+    const own = await startSlackEmulation();
+    try {
+      const client = new webApi.WebClient(DEFAULT_SLACK.botToken, {
+        slackApiUrl: own.apiUrl,
+        retryConfig: { retries: 0 },
+      });
+      own.dropAfterNext('chat.postMessage');
+
+      await expect(
+        client.chat.postMessage({ channel: CHANNEL, text: 'lost answer' }),
+      ).rejects.toMatchObject({ code: 'slack_webapi_request_error' });
+      expect(own.channel(CHANNEL).messages.map((message) => message.text)).toEqual(['lost answer']);
+      expect(own.callsTo('chat.postMessage')).toMatchObject([{ status: 200, dropped: true }]);
+      expect((await client.chat.postMessage({ channel: CHANNEL, text: 'next' })).ok).toBe(true);
+    } finally {
+      await own.close();
+    }
   });
 });
 

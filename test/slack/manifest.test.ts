@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { WebClient } from '@slack/web-api';
+import type { App } from '@slack/bolt';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { AccessControl } from '../../src/app/access.ts';
@@ -10,9 +10,8 @@ import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PaymentsClient } from '../../src/payments/client.ts';
 import { registerListeners } from '../../src/slack/app.ts';
-import { ApprovalMessages } from '../../src/slack/listeners/approval-messages.ts';
-import type { ListenerRegistry } from '../../src/slack/listeners/registry.ts';
 import type { Database } from '../../src/store/database.ts';
+import { OutboxStore } from '../../src/store/outbox-store.ts';
 import { openPglite } from '../../src/store/pglite.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 
@@ -55,7 +54,7 @@ async function registered() {
     event: record(seen.events),
     action: record(seen.actions),
     view: record(seen.views),
-  } as unknown as ListenerRegistry;
+  } as unknown as App;
   const config = loadConfig({
     PAYMENTS_BASE_URL: 'https://api.example.com/v1',
     PAYMENTS_API_KEY: 'sk_test_manifest',
@@ -73,6 +72,7 @@ async function registered() {
   db = await openPglite(undefined);
   const workflow = new ApprovalWorkflow({
     store: new RequestStore(db),
+    outbox: new OutboxStore(db),
     client,
     keyScopes: ['read'],
     policy: DEFAULT_POLICY,
@@ -89,7 +89,8 @@ async function registered() {
     access,
     reads: new ReadService(client, ['read']),
     workflow,
-    messages: new ApprovalMessages(new WebClient('xoxb-manifest'), workflow, 'C1234', logger),
+    approvalsChannelId: 'C1234',
+    readiness: async () => ({ ready: true, checks: {} }),
   });
   return seen;
 }
@@ -137,6 +138,8 @@ describe('manifest.yml', () => {
     if (code.events.some((event) => event.startsWith('subteam_'))) needed.push('usergroups:read');
     // Approval messages are posted and updated; `/pay audit` uploads a CSV.
     if (code.actions.length > 0) needed.push('chat:write', 'files:write');
+    // The outbox looks for a card (or notice) whose post went unanswered before posting again.
+    if (code.actions.length > 0) needed.push('channels:history', 'groups:history');
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(needed.sort());
     const readme = readFileSync('README.md', 'utf8');
     for (const scope of manifest.oauth_config.scopes.bot) expect(readme).toContain(`\`${scope}\``);

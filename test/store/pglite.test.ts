@@ -17,7 +17,7 @@ describe('a fresh embedded store folder', () => {
       const versions = await db.query<{ version: string }>(
         'select version from schema_migrations order by version',
       );
-      expect(versions.map((row) => row.version)).toEqual(['0001', '0002', '0003', '0004']);
+      expect(versions.map((row) => row.version)).toEqual(['0001', '0002', '0003', '0004', '0005']);
       expect(existsSync(join(dir, 'pgdata', 'PG_VERSION'))).toBe(true);
     } finally {
       await db.close();
@@ -32,7 +32,7 @@ describe('a fresh embedded store folder', () => {
     writeFileSync(join(dir, 'pgdata.creating', 'half-written'), 'x');
     const db = await openPglite(dir);
     try {
-      expect(await db.query('select version from schema_migrations')).toHaveLength(4);
+      expect(await db.query('select version from schema_migrations')).toHaveLength(5);
       expect(existsSync(join(dir, 'pgdata.creating'))).toBe(false);
     } finally {
       await db.close();

@@ -60,6 +60,7 @@ describe.each(engines())('request store on %s', (engine) => {
         '0002_request_labels.sql',
         '0003_approval_version.sql',
         '0004_unsettled_twins.sql',
+        '0005_slack_outbox.sql',
       ]);
     } finally {
       await fresh.drop();

@@ -437,17 +437,18 @@ function recipientOf(
 
 // ——— the requester's side ———
 
-/** Ephemeral to the requester right after the request is posted. */
+/** Ephemeral to the requester once the request is stored; its card is on its way to `channelId`. */
 export function renderRequesterConfirmation(
   request: PaymentRequest,
-  permalink: string | undefined,
+  approvalsChannelId: string,
 ): SlackMessage {
-  const link = safeLink(permalink);
-  const where = link
-    ? `<${link}|the approval message>`
-    : 'the approval message in the approvals channel';
   const title = escapeMrkdwn(requestTitle(request));
-  const blocks: KnownBlock[] = [section(`Request *${title}* created. See ${where}.`)];
+  const where = /^[CG][A-Z0-9]+$/.test(approvalsChannelId)
+    ? `<#${approvalsChannelId}>`
+    : 'the approvals channel';
+  const blocks: KnownBlock[] = [
+    section(`Request *${title}* created. Its approval card is posted in ${where}.`),
+  ];
   if (request.status === 'pending') {
     blocks.push(section(nextSteps(request)));
     blocks.push({ type: 'actions', elements: [cancelButton(request)] });
@@ -486,16 +487,21 @@ function cancelButton(request: PaymentRequest): Button {
   };
 }
 
-/** A Slack permalink, or nothing: anything else could smuggle markup into the link. */
-function safeLink(permalink: string | undefined): string | undefined {
-  if (permalink === undefined || !/^https:\/\/[^\s<>|]+$/.test(permalink)) return undefined;
-  return permalink.length > 2000 ? undefined : escapeMrkdwn(permalink);
+/**
+ * One line for the request's thread, telling the requester what changed: `event` is the status
+ * it moved to, or what was learnt of an unknown outcome (its line says what is known now).
+ */
+export function renderThreadUpdate(
+  request: PaymentRequest,
+  event: string = request.status,
+): { text: string } {
+  const lead = `${person(request.requesterId)} #${request.id}`;
+  const line = isStatus(event) ? THREAD_LINES[event] : THREAD_LINES[request.status];
+  return { text: truncate(`${lead} ${line(request)}`, 3000) };
 }
 
-/** One line for the request's thread, telling the requester what changed. */
-export function renderThreadUpdate(request: PaymentRequest): { text: string } {
-  const lead = `${person(request.requesterId)} #${request.id}`;
-  return { text: truncate(`${lead} ${THREAD_LINES[request.status](request)}`, 3000) };
+function isStatus(event: string): event is RequestStatus {
+  return Object.hasOwn(THREAD_LINES, event);
 }
 
 const THREAD_LINES: Readonly<Record<RequestStatus, (request: PaymentRequest) => string>> = {

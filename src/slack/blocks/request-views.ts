@@ -1,3 +1,4 @@
+import type { DeliveryStatus } from '../../app/outbox-port.ts';
 import { fieldsOf, type PaymentRequest } from '../../domain/approval.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import {
@@ -75,13 +76,16 @@ function ago(iso: string): string {
 export function renderRequestDetail(
   request: PaymentRequest,
   history: HistoryEntry[],
+  deliveries: DeliveryStatus[] = [],
 ): SlackMessage {
   const events = history.map(historyLine);
+  const messages =
+    deliveries.length === 0 ? [] : ['*Slack messages*', ...deliveries.map(deliveryLine)];
   // The heading is the first unit, so it is laid out only when history follows it.
   const units = ['*History*', ...(events.length > 0 ? events : ['_No events recorded._'])];
   return layOut({
     header: requestTitle(request),
-    intro: [statusText(request), ...requestFacts(request)],
+    intro: [statusText(request), ...requestFacts(request), ...messages],
     units,
     packing: 'lines',
     footer: (shown) => {
@@ -99,4 +103,30 @@ function historyLine(entry: HistoryEntry): string {
   const from = entry.from ? `${inlineText(entry.from, 30)} ` : '';
   const change = entry.to ? ` (${from}→ ${inlineText(entry.to, 30)})` : '';
   return `• ${when(entry.at)} ${person(entry.actor)} ${inlineText(entry.event, 300)}${change}`;
+}
+
+const DELIVERY_NAMES: Readonly<Record<DeliveryStatus['kind'], string>> = {
+  card: 'approval card',
+  card_update: 'card redraw',
+  notice: 'thread notice',
+  confirmation: 'requester’s confirmation',
+};
+
+/** What the outbox did with one message: delivered, waiting and why, or failed and why. */
+function deliveryLine(delivery: DeliveryStatus): string {
+  const what = `${DELIVERY_NAMES[delivery.kind]}${delivery.event ? ` (${inlineText(delivery.event, 30)})` : ''}`;
+  const why = delivery.lastError ? `: ${inlineText(delivery.lastError, 300)}` : '';
+  const tries = delivery.attempts > 1 ? `, ${delivery.attempts} tries` : '';
+  switch (delivery.state) {
+    case 'delivered':
+      return `• ${what}: delivered ${when(delivery.deliveredAt ?? delivery.dueAt)}${tries}`;
+    case 'superseded':
+      return `• ${what}: not needed (a newer drawing of the card was delivered)`;
+    case 'failed':
+      return `• ${what}: *failed*${tries}${why}`;
+    case 'sending':
+      return `• ${what}: being sent now${tries}`;
+    case 'waiting':
+      return `• ${what}: waiting, next try ${when(delivery.dueAt)}${tries}${why}`;
+  }
 }

@@ -4,7 +4,6 @@ import type { AuditEntry } from '../../store/request-store.ts';
 import { notice, type SlackMessage } from '../blocks/format.ts';
 import { renderDirectoryUnavailable, renderNotAllowed } from '../blocks/messages.ts';
 import { renderRequestDetail, renderRequestList } from '../blocks/request-views.ts';
-import type { ApprovalMessages } from './approval-messages.ts';
 
 /** `/pay` words about the approval flow itself, rather than the provider. */
 export const ADMIN_WORDS = [
@@ -23,7 +22,7 @@ export function isAdminWord(word: string): word is AdminWord {
 
 export interface AdminDeps {
   workflow: ApprovalWorkflow;
-  messages: ApprovalMessages;
+  approvalsChannelId: string;
   accessAdmin: string;
 }
 
@@ -50,7 +49,6 @@ export async function answerAdminCommand(
       const frozen = word === 'freeze';
       const reason = rest.trim().slice(0, 300) || undefined;
       await deps.workflow.setFreeze(frozen, command.user_id, reason);
-      await deps.messages.refreshPending();
       return notice(
         frozen
           ? `Payments are frozen${reason ? ` (${reason})` : ''}: no call will be made to the provider. Pending requests stay pending; an approval that would execute is refused until \`/pay unfreeze\`.`
@@ -66,7 +64,10 @@ export async function answerAdminCommand(
       if (!id) return notice('Say which request: `/pay request 12`.');
       const request = await deps.workflow.store.get(Number(id));
       if (!request) return notice(`Request #${id} does not exist.`);
-      const history = await deps.workflow.store.history(request.id);
+      const [history, deliveries] = await Promise.all([
+        deps.workflow.store.history(request.id),
+        deps.workflow.deliveries(request.id),
+      ]);
       return renderRequestDetail(
         request,
         history.map((entry) => ({
@@ -76,6 +77,7 @@ export async function answerAdminCommand(
           from: entry.fromStatus,
           to: entry.toStatus,
         })),
+        deliveries,
       );
     }
     case 'resolve': {
@@ -96,7 +98,6 @@ export async function answerAdminCommand(
       if (result.kind === 'not_found') return notice(`Request #${id} does not exist.`);
       if (result.kind === 'not_allowed') return renderNotAllowed(deps.accessAdmin);
       if (result.kind === 'refused') return notice(result.reason);
-      await deps.messages.refresh(result.request);
       return notice(
         executed
           ? `Request #${id} is recorded as executed, on your word. Its message and the audit log say so.`
@@ -108,14 +109,14 @@ export async function answerAdminCommand(
       // wherever the command was typed.
       const entries = await deps.workflow.store.auditLog();
       await client.files.uploadV2({
-        channel_id: deps.messages.channelId,
+        channel_id: deps.approvalsChannelId,
         filename: `payops-audit-${new Date().toISOString().slice(0, 10)}.csv`,
         title: 'payops audit log',
         content: auditCsv(entries),
         initial_comment: `<@${command.user_id}> asked for the audit log: ${entries.length} events.`,
       });
       return notice(
-        `The audit log (${entries.length} events) is attached as a CSV in <#${deps.messages.channelId}>.`,
+        `The audit log (${entries.length} events) is attached as a CSV in <#${deps.approvalsChannelId}>.`,
       );
     }
   }

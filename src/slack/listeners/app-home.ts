@@ -1,12 +1,12 @@
+import type { App } from '@slack/bolt';
 import { readCommandHelp } from '../../app/help.ts';
 import { renderHelp, renderNotAllowed } from '../blocks/messages.ts';
 import type { CommandDeps } from './commands.ts';
-import type { ListenerRegistry } from './registry.ts';
 
 export type AppHomeDeps = Omit<CommandDeps, 'channels' | 'approvals'>;
 
 /** The Home tab shows each person what they may run, or whom to ask for access. */
-export function registerAppHome(app: ListenerRegistry, deps: AppHomeDeps): void {
+export function registerAppHome(app: App, deps: AppHomeDeps): void {
   app.event('app_home_opened', async ({ event, client }) => {
     if (event.tab !== 'home') return;
     const access = await deps.access.check(deps.readers, event.user);

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import type { BlockAction, ButtonAction } from '@slack/bolt';
+import type { App, BlockAction, ButtonAction, RespondFn } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow, Denied } from '../../app/approvals.ts';
+import type { AnswerTarget } from '../../app/outbox-port.ts';
 import type { ReadService } from '../../app/reads.ts';
-import type { PaymentRequest } from '../../domain/approval.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
 import { findList, recordIdentity } from '../../payments/response-shape.ts';
-import { renderRequesterConfirmation } from '../blocks/approval-card.ts';
 import { notice, type SlackMessage } from '../blocks/format.ts';
 import {
   heldText,
@@ -26,13 +25,8 @@ import {
   readModalValues,
 } from '../blocks/request-modal.ts';
 import { ACTION, VIEW } from '../interaction-ids.ts';
-import type { Respond } from '../slack-http.ts';
-import type { ApprovalMessages } from './approval-messages.ts';
 import { answerPrivately } from './private-answer.ts';
-import type { ListenerRegistry } from './registry.ts';
 
-/** How long a provider call runs before its approval message says it is being sent. */
-const IN_FLIGHT_NOTICE_AFTER_MS = 1_000;
 /**
  * How long a form's submission waits for its outcome to answer inside the ack (Slack gives
  * 3 s, the hand-over from the ingress and the network take some): past it the form closes.
@@ -41,8 +35,9 @@ const FORM_ANSWER_WITHIN_MS = 2_000;
 
 export interface ApprovalDeps {
   workflow: ApprovalWorkflow;
-  messages: ApprovalMessages;
   reads: ReadService;
+  /** The approvals channel: approval cards and the audit CSV go there only. */
+  approvalsChannelId: string;
   accessAdmin: string;
   logger: Logger;
 }
@@ -51,32 +46,37 @@ export interface ApprovalDeps {
  * Buttons and modals of the approval flow. Every click is acknowledged first; the decision is
  * the workflow's, taken at the moment of the click; Slack shows what the store now says.
  */
-export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): void {
-  app.action(ACTION.approve, async ({ ack, body, action, respond }) => {
+export function registerApprovals(app: App, deps: ApprovalDeps): void {
+  app.action<BlockAction<ButtonAction>>(ACTION.approve, async ({ ack, body, action, respond }) => {
     await ack();
     await guarded(deps, respond, () => approve(deps, body, action, respond));
   });
 
-  app.action(ACTION.reject, async ({ ack, body, action, client, respond }) => {
-    await ack();
-    await guarded(deps, respond, async () => {
-      const id = requestIdOf(action.value);
-      if (id === undefined)
-        return tell(deps.logger, respond, 'That button does not name a request.');
-      await openModalThenFill(client, body.trigger_id, async () => {
-        const decision = await deps.workflow.canApprove(body.user.id);
-        if (!decision.allowed) {
-          return buildNoticeModal(deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
-        }
-        // The click's origin travels with the form; the workflow checks it when the reason comes.
-        const view = buildRejectReasonModal(id);
-        view.private_metadata = JSON.stringify({ id, ...originOf(body) });
-        return view;
+  app.action<BlockAction<ButtonAction>>(
+    ACTION.reject,
+    async ({ ack, body, action, client, respond }) => {
+      await ack();
+      await guarded(deps, respond, async () => {
+        const id = requestIdOf(action.value);
+        if (id === undefined)
+          return tell(deps.logger, respond, 'That button does not name a request.');
+        await openModalThenFill(client, body.trigger_id, async () => {
+          const decision = await deps.workflow.canApprove(body.user.id);
+          if (!decision.allowed) {
+            return buildNoticeModal(
+              deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin),
+            );
+          }
+          // The click's origin travels with the form; the workflow checks it when the reason comes.
+          const view = buildRejectReasonModal(id);
+          view.private_metadata = JSON.stringify({ id, ...originOf(body) });
+          return view;
+        });
       });
-    });
-  });
+    },
+  );
 
-  app.action(ACTION.cancel, async ({ ack, body, action, respond }) => {
+  app.action<BlockAction<ButtonAction>>(ACTION.cancel, async ({ ack, body, action, respond }) => {
     await ack();
     await guarded(deps, respond, async () => {
       const id = requestIdOf(action.value);
@@ -84,7 +84,6 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
         return tell(deps.logger, respond, 'That button does not name a request.');
       const result = await deps.workflow.cancel(id, body.user.id);
       if (result.kind === 'done') {
-        await deps.messages.refresh(result.request);
         return tell(deps.logger, respond, `Request #${id} is cancelled; nothing was sent.`);
       }
       return tell(
@@ -130,7 +129,6 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
         .postEphemeral({ channel: form.channelId, user: body.user.id, text })
         .catch((error) => deps.logger.warn({ err: error }, 'could not tell a late rejection'));
     }
-    if (answer.rejected) await deps.messages.refresh(answer.rejected);
   });
 
   app.view(VIEW.request, async ({ ack, view, body, client }) => {
@@ -155,9 +153,10 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
     }
     await ack();
     const channelId = channelOfMetadata(view.private_metadata);
-    let answer: SlackMessage;
+    let answer: SlackMessage | undefined;
     try {
-      answer = await createRequest(deps, validated.intent, body.user.id, channelId);
+      const answerTo = channelId ? { channelId, userId: body.user.id } : undefined;
+      answer = await createRequest(deps, validated.intent, body.user.id, channelId, answerTo);
     } catch (error) {
       const reference = randomUUID().slice(0, 8);
       deps.logger.error({ err: error, reference }, 'a request from the form failed inside payops');
@@ -165,7 +164,7 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
         `Your request could not be stored (reference ${reference}): nothing was created. Try again.`,
       );
     }
-    if (channelId) {
+    if (answer && channelId) {
       await client.chat
         .postEphemeral({ channel: channelId, user: body.user.id, ...answer })
         .catch((error) => deps.logger.warn({ err: error }, 'could not confirm a modal request'));
@@ -176,7 +175,13 @@ export function registerApprovals(app: ListenerRegistry, deps: ApprovalDeps): vo
 /** `/pay payout …` and the other write words: a request, or a modal when no fields were typed. */
 export async function answerWriteCommand(
   deps: ApprovalDeps,
-  command: { text: string; user_id: string; channel_id: string; trigger_id: string },
+  command: {
+    text: string;
+    user_id: string;
+    channel_id: string;
+    trigger_id: string;
+    response_url: string;
+  },
   client: WebClient,
 ): Promise<SlackMessage | undefined> {
   const parsed = parseWriteCommand(command.text);
@@ -187,7 +192,9 @@ export async function answerWriteCommand(
     );
   }
   if (parsed.kind === 'intent') {
-    return createRequest(deps, parsed.intent, command.user_id, command.channel_id);
+    return createRequest(deps, parsed.intent, command.user_id, command.channel_id, {
+      responseUrl: command.response_url,
+    });
   }
   await openModalThenFill(client, command.trigger_id, async () => {
     const decision = await deps.workflow.canRequest(command.user_id);
@@ -205,30 +212,24 @@ export async function answerWriteCommand(
   return undefined;
 }
 
+/**
+ * Stores the request; its approval card and the requester's confirmation go out through the
+ * Slack outbox (undefined: nothing to answer here). A refusal is answered at once.
+ */
 async function createRequest(
   deps: ApprovalDeps,
   intent: Parameters<ApprovalWorkflow['request']>[0],
   userId: string,
   channelId: string | undefined,
-): Promise<SlackMessage> {
-  const result = await deps.workflow.request(intent, userId, channelId);
+  answerTo: AnswerTarget | undefined,
+): Promise<SlackMessage | undefined> {
+  const result = await deps.workflow.request(intent, userId, channelId, answerTo);
   if (result.kind === 'not_allowed') return deniedMessage(result, deps.accessAdmin);
   if (result.kind === 'missing-scopes') {
     return renderMissingScopes(OPERATIONS[intent.operationId].summary, result.missing);
   }
   if (result.kind === 'held') return notice(heldText('Not requested', result.twin));
-  try {
-    const posted = await deps.messages.post(result.request);
-    return renderRequesterConfirmation(posted.request, posted.permalink);
-  } catch (error) {
-    deps.logger.error(
-      { err: error, requestId: result.request.id },
-      'could not post the approval message',
-    );
-    return notice(
-      `Request #${result.request.id} was stored, but its approval message could not be posted to the approvals channel, so nobody can approve it and it will expire unexecuted. Invite payops to that channel, then make a new request.`,
-    );
-  }
+  return undefined;
 }
 
 /**
@@ -324,9 +325,8 @@ function rejectFormOf(
   }
 }
 
-/** A rejection's outcome: the rejected request, or why nothing changed. */
+/** A rejection's outcome: why nothing changed, if it did not. */
 interface RejectionAnswer {
-  rejected?: PaymentRequest;
   refusal?: string;
 }
 
@@ -335,7 +335,7 @@ function rejectionAnswer(
   id: number,
   result: Awaited<ReturnType<ApprovalWorkflow['reject']>>,
 ): RejectionAnswer {
-  if (result.kind === 'done') return { rejected: result.request };
+  if (result.kind === 'done') return {};
   return {
     refusal:
       result.kind === 'refused'
@@ -371,7 +371,7 @@ function deniedMessage(result: Denied, accessAdmin: string): SlackMessage {
 }
 
 /** An ephemeral note to the person who clicked; the approval message itself is not touched. */
-function tell(logger: Logger, respond: Respond, text: string): Promise<void> {
+function tell(logger: Logger, respond: RespondFn, text: string): Promise<void> {
   return answerPrivately(respond, { text }, logger);
 }
 
@@ -379,24 +379,11 @@ async function approve(
   deps: ApprovalDeps,
   body: BlockAction<ButtonAction>,
   action: ButtonAction,
-  respond: Respond,
+  respond: RespondFn,
 ): Promise<void> {
   const id = requestIdOf(action.value);
   if (id === undefined) return tell(deps.logger, respond, 'That button does not name a request.');
-  let showInFlight: NodeJS.Timeout | undefined;
-  let result: Awaited<ReturnType<ApprovalWorkflow['approve']>>;
-  try {
-    result = await deps.workflow.approve(id, body.user.id, originOf(body), (claimed) => {
-      // "Executing" is shown only if the call takes a while: a prompt answer goes straight to
-      // the final state (one message update instead of two). Both go through the same queue.
-      showInFlight = setTimeout(
-        () => void deps.messages.refresh(claimed, { notify: false }),
-        IN_FLIGHT_NOTICE_AFTER_MS,
-      );
-    });
-  } finally {
-    clearTimeout(showInFlight);
-  }
+  const result = await deps.workflow.approve(id, body.user.id, originOf(body));
   switch (result.kind) {
     case 'not_allowed':
       return tell(deps.logger, respond, deniedText(result, deps.accessAdmin));
@@ -411,21 +398,20 @@ async function approve(
         heldText(`Your approval of #${id} was not counted (it stays pending)`, result.twin),
       );
     case 'frozen':
-      await deps.messages.refresh(result.request, { notify: false });
       return tell(
         deps.logger,
         respond,
         `Payments are frozen (${result.freeze.reason ?? 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`,
       );
     case 'recorded':
-      await deps.messages.refresh(result.request, { notify: false });
       return tell(
         deps.logger,
         respond,
         `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`,
       );
     case 'executed':
-      return deps.messages.refresh(result.request);
+      // Its card and the requester's thread are told through the outbox.
+      return;
   }
 }
 
@@ -435,7 +421,7 @@ async function approve(
  */
 async function guarded(
   deps: ApprovalDeps,
-  respond: Respond,
+  respond: RespondFn,
   work: () => Promise<void>,
 ): Promise<void> {
   try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { SlashCommand } from '@slack/bolt';
+import type { App, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
 import type { AccessControl, RoleMembers } from '../../app/access.ts';
 import { APPROVER_HELP, readCommandHelp, writeCommandHelp } from '../../app/help.ts';
@@ -23,7 +23,6 @@ import { renderAllBalances, renderRead } from '../blocks/read-result.ts';
 import { ADMIN_WORDS, answerAdminCommand, isAdminWord } from './admin-commands.ts';
 import { type ApprovalDeps, answerWriteCommand } from './approvals.ts';
 import { answerPrivately } from './private-answer.ts';
-import type { ListenerRegistry } from './registry.ts';
 
 export interface CommandDeps {
   command: string;
@@ -45,7 +44,7 @@ const ALL_WORDS = [...READ_COMMAND_WORDS, ...WRITE_COMMAND_WORDS, ...ADMIN_WORDS
  * `/pay …`: acknowledged at once with an empty body, then answered through `respond`
  * (the command's response_url), so a slow provider never makes Slack time out.
  */
-export function registerCommands(app: ListenerRegistry, deps: CommandDeps): void {
+export function registerCommands(app: App, deps: CommandDeps): void {
   app.command(deps.command, async ({ ack, command, respond, client }) => {
     await ack();
     // Merged into a line only if one is logged: a child logger per command was a tenth of the

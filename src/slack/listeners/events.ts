@@ -1,6 +1,6 @@
+import type { App } from '@slack/bolt';
 import type { AccessControl } from '../../app/access.ts';
 import type { Logger } from '../../logger.ts';
-import type { ListenerRegistry } from './registry.ts';
 
 export interface EventDeps {
   access: AccessControl;
@@ -8,7 +8,7 @@ export interface EventDeps {
 }
 
 /** Slack tells us when a user group changes: drop its cached members at once. */
-export function registerEvents(app: ListenerRegistry, deps: EventDeps): void {
+export function registerEvents(app: App, deps: EventDeps): void {
   app.event('subteam_members_changed', async ({ event }) => {
     deps.access.forget(event.subteam_id);
     deps.logger.info({ groupId: event.subteam_id }, 'user group changed; membership cache dropped');

@@ -1,5 +1,5 @@
+import type { RespondFn } from '@slack/bolt';
 import type { Logger } from '../../logger.ts';
-import type { Respond } from '../slack-http.ts';
 
 /**
  * An ephemeral answer to the person who typed the command or clicked, through the request's
@@ -8,7 +8,7 @@ import type { Respond } from '../slack-http.ts';
  * for this request, with `context` (who asked, where).
  */
 export async function answerPrivately(
-  respond: Respond,
+  respond: RespondFn,
   answer: { text: string; blocks?: unknown[] },
   logger: Logger,
   context?: Record<string, string>,

@@ -435,38 +435,32 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
 });
 
 describe('renderRequesterConfirmation', () => {
-  const PERMALINK = 'https://acme.slack.com/archives/C1/p1700000000000100';
-
-  it('links to the approval message, says what happens next, and offers Cancel while pending', () => {
-    const message = renderRequesterConfirmation(request(), PERMALINK);
+  it('names the approvals channel, says what happens next, and offers Cancel while pending', () => {
+    const message = renderRequesterConfirmation(request(), 'C0APPROVALS');
     const text = allText(message);
     expect(text).toContain('Request *#12 · Create a payout · 10000.00 USD* created.');
-    expect(text).toContain(`<${PERMALINK}|the approval message>`);
+    expect(text).toContain('Its approval card is posted in <#C0APPROVALS>.');
     expect(text).toContain(
       '*What happens next:* it needs one approval, from an approver other than you, before <!date^',
     );
     expect(buttonsOf(message.blocks)).toEqual([
       expect.objectContaining({ action_id: ACTION.cancel, value: '12', style: 'danger' }),
     ]);
-    expectValidCard({ ...message, blocks: message.blocks.slice(1) });
+    expectValidCard(message);
   });
 
-  it('without a usable permalink it points to the approvals channel and links nothing', () => {
-    for (const permalink of [
-      undefined,
-      'javascript:alert(1)',
-      'https://x.slack.com/a|<!channel>',
-    ]) {
-      const message = renderRequesterConfirmation(request(), permalink);
+  it('links no channel that is not a channel ID', () => {
+    for (const channel of ['', '<!channel>', 'C1|x']) {
+      const message = renderRequesterConfirmation(request(), channel);
       expectValidCard(message);
-      expect(allText(message)).toContain('the approval message in the approvals channel');
+      expect(allText(message)).toContain('posted in the approvals channel');
     }
   });
 
   it('once the request is no longer pending it offers no Cancel and says what happened', () => {
     const message = renderRequesterConfirmation(
       request({ status: 'cancelled', decidedBy: 'U01' }),
-      undefined,
+      'C0APPROVALS',
     );
     expectValidCard(message);
     expect(buttonsOf(message.blocks)).toEqual([]);
@@ -551,7 +545,7 @@ describe('property: any request renders within limits', () => {
         maybe(fc.record({ recipientName: maybe(text), walletLabel: maybe(text) })),
         (req, freeze, labels) => {
           expectValidCard(renderApprovalCard(req, { now: NOW, freeze, labels }));
-          expectValidCard(renderRequesterConfirmation(req, undefined));
+          expectValidCard(renderRequesterConfirmation(req, 'C0APPROVALS'));
           const { text: line } = renderThreadUpdate(req);
           expect(line.length).toBeLessThanOrEqual(3000);
           expect(line).not.toMatch(garbage);

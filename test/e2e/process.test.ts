@@ -1,6 +1,5 @@
 import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -22,9 +21,9 @@ import {
 } from '../helpers/bot-process.ts';
 
 /**
- * `npm start` runs the ingress on the main thread and the engine in a worker thread. What
- * crosses between them — a modal's answer inside its acknowledgement, readiness, a shutdown that
- * lets a payout in flight finish — is checked here on a real process.
+ * payops as a process of its own, as `npm start` runs it: a modal's answer inside its
+ * acknowledgement, the build, a port it cannot take, readiness, and a shutdown that lets a
+ * payout in flight finish and tells its outcome.
  */
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -43,7 +42,7 @@ afterAll(async () => {
   await Promise.all([sandbox?.close(), slack?.close()]);
 });
 
-describe('payops with its engine in a worker thread', () => {
+describe('payops as a process', () => {
   it("carries a modal's field errors back inside its acknowledgement, then records the reason", {
     timeout: 30_000,
   }, async () => {
@@ -105,27 +104,9 @@ describe('payops with its engine in a worker thread', () => {
     expect(sent.status).toBe(200);
     const answer = await slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
     expect(JSON.stringify(answer.body)).toContain('wal_acme_eth_ops');
-    if (process.platform !== 'linux') return;
-    // The preload put Node's own threads (those before any JavaScript) under SCHED_IDLE; the
-    // ingress, the engine thread and libuv's pool (started later) keep the ordinary policy.
-    const pid = payops.pid as number;
-    const policies = new Map(
-      readdirSync(`/proc/${pid}/task`).map((thread) => [Number(thread), policyOf(pid, thread)]),
-    );
-    const withPolicy = (wanted: number) =>
-      [...policies.keys()].filter((thread) => policies.get(thread) === wanted);
-    const idle = withPolicy(SCHED_IDLE);
-    expect(idle.length).toBeGreaterThanOrEqual(5);
-    expect(policies.get(pid)).toBe(SCHED_OTHER);
-    // Node's own threads come first: every idle one was created before every ordinary one but the
-    // main thread (thread ids are handed out in order).
-    const laterOrdinary = withPolicy(SCHED_OTHER).filter((thread) => thread !== pid);
-    expect(laterOrdinary.length).toBeGreaterThanOrEqual(1);
-    expect(Math.max(...idle)).toBeLessThan(Math.min(...laterOrdinary));
-    expect(payops.output()).not.toContain('chrt');
   });
 
-  it('exits, engine and all, when the ingress cannot listen (port taken)', {
+  it('exits when it cannot listen (port taken), holding nothing', {
     timeout: 40_000,
   }, async () => {
     const squatter = createServer().listen(0, '127.0.0.1');
@@ -140,13 +121,13 @@ describe('payops with its engine in a worker thread', () => {
     }
   });
 
-  it('answers /readyz with the engine’s checks', { timeout: 30_000 }, async () => {
+  it('answers /readyz with each dependency’s check', { timeout: 30_000 }, async () => {
     const payops = await startPayops('ready', payopsEnvironment(sandbox, slack, {}));
     const response = await fetch(payops.eventsUrl.replace('/slack/events', '/readyz'));
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
       ready: true,
-      checks: { store: true, provider: true, slackIdentity: true },
+      checks: { store: true, provider: true },
     });
   });
 
@@ -177,12 +158,3 @@ describe('payops with its engine in a worker thread', () => {
     expect(told, 'the requester is told it was submitted before payops exits').toBeDefined();
   });
 });
-
-const SCHED_OTHER = 0;
-const SCHED_IDLE = 5;
-
-/** A thread's scheduling policy: field 41 of its /proc stat line (fields 3 on follow the name). */
-function policyOf(pid: number, thread: string): number {
-  const stat = readFileSync(`/proc/${pid}/task/${thread}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[41 - 3]);
-}

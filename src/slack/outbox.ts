@@ -1,0 +1,470 @@
+import {
+  ErrorCode,
+  type WebAPICallResult,
+  type WebAPIHTTPError,
+  type WebAPIPlatformError,
+  type WebAPIRateLimitedError,
+  type WebClient,
+} from '@slack/web-api';
+import type { Delivery, OutboxPort } from '../app/outbox-port.ts';
+import type { PaymentRequest } from '../domain/approval.ts';
+import { maskLongNumbers } from '../domain/masking.ts';
+import type { Logger } from '../logger.ts';
+import {
+  type FreezeNotice,
+  renderApprovalCard,
+  renderRequesterConfirmation,
+  renderThreadUpdate,
+} from './blocks/approval-card.ts';
+import { notice, type SlackMessage } from './blocks/format.ts';
+import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
+
+/**
+ * Delivers what the outbox holds: approval cards, their redraws, thread notices and requester
+ * confirmations. It keeps to Slack's limits itself (a burst waits here, not in 429s), honours
+ * Retry-After, backs off on 5xx and network errors while a delivery still means something, and
+ * never posts a card or a notice twice: after an answer it did not get, it looks for the message
+ * (by its metadata) before posting again, since Slack has no idempotency key.
+ */
+
+export interface OutboxDeps {
+  store: OutboxPort;
+  /** A request and the kill switch as they are now: what its card shows. */
+  current(
+    id: number,
+  ): Promise<{ request: PaymentRequest; freeze: FreezeNotice | undefined } | undefined>;
+  /** A WebClient that neither retries nor waits out 429s itself: the dispatcher does both. */
+  client: WebClient;
+  approvalsChannelId: string;
+  limiter: SlackRateLimiter;
+  logger: Logger;
+  /** Names this process on its claims. */
+  instanceId: string;
+  now?: () => number;
+}
+
+/** The metadata event types that mark payops's own messages, to find them again. */
+export const CARD_EVENT = 'payops_approval_card';
+export const NOTICE_EVENT = 'payops_notice';
+
+/** A claimed delivery not settled in this long is taken back (its process died or hung). */
+const CLAIM_LEASE_MS = 60_000;
+/** Slack calls of the dispatcher fail after this long (their outcome is then unknown). */
+export const DISPATCH_CALL_TIMEOUT_MS = 10_000;
+/** Longest sleep between looks at the outbox (another replica may have added to it). */
+const IDLE_POLL_MS = 500;
+const RECOVER_EVERY_MS = 5_000;
+const BACKOFF_MIN_MS = 500;
+const BACKOFF_MAX_MS = 30_000;
+/** How many pages of channel history are read looking for a card whose post went unanswered. */
+const HISTORY_PAGES = 5;
+const DUE_BATCH = 200;
+
+type Outcome =
+  | { kind: 'delivered'; where?: { channelId: string; ts: string } }
+  | { kind: 'wait'; ms: number; error: string; maybePosted: boolean }
+  | { kind: 'failed'; error: string };
+
+export class SlackOutbox {
+  readonly #deps: OutboxDeps;
+  readonly #now: () => number;
+  readonly #sending = new Map<number, Promise<void>>();
+  #running = false;
+  #loop: Promise<void> = Promise.resolve();
+  #wake: () => void = () => {};
+  #lastRecovery = 0;
+
+  constructor(deps: OutboxDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? Date.now;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  /** Something was just added: look now rather than at the next poll. */
+  nudge(): void {
+    this.#wake();
+  }
+
+  /**
+   * Stops looking, after delivering what is due now (a payout's outcome, told as payops
+   * stops) and letting deliveries in flight finish, for at most `ms`. What is left waits in
+   * the outbox for the next start.
+   */
+  async stop(ms = DISPATCH_CALL_TIMEOUT_MS): Promise<void> {
+    this.#running = false;
+    this.#wake();
+    await this.#loop;
+    const deadline = this.#now() + ms;
+    let timer: NodeJS.Timeout | undefined;
+    const flush = async () => {
+      while (this.#now() < deadline && (await this.dispatchDue().catch(() => 1)) === 0) {
+        await Promise.allSettled([...this.#sending.values()]);
+      }
+      await Promise.allSettled([...this.#sending.values()]);
+    };
+    await Promise.race([
+      flush(),
+      new Promise((resolve) => {
+        timer = setTimeout(resolve, ms);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  /** Delivers what is due now; resolves with how long it may wait before looking again. */
+  async dispatchDue(): Promise<number> {
+    const { store, limiter, instanceId } = this.#deps;
+    if (this.#now() - this.#lastRecovery >= RECOVER_EVERY_MS) {
+      this.#lastRecovery = this.#now();
+      await store.recoverClaims();
+    }
+    const due = await store.due(DUE_BATCH);
+    let waitMs = IDLE_POLL_MS;
+    const picked: number[] = [];
+    for (const delivery of due) {
+      if (this.#sending.has(delivery.id)) continue;
+      const tokenIn = limiter.take(this.#callsOf(delivery));
+      if (tokenIn > 0) {
+        waitMs = Math.min(waitMs, tokenIn);
+        continue;
+      }
+      picked.push(delivery.id);
+    }
+    for (const delivery of await store.claim(picked, instanceId, CLAIM_LEASE_MS)) {
+      const sending = this.#deliver(delivery).finally(() => this.#sending.delete(delivery.id));
+      this.#sending.set(delivery.id, sending);
+    }
+    if (picked.length > 0) return 0;
+    if (due.length > 0) return waitMs;
+    const next = await store.nextDueAt();
+    return next === undefined
+      ? IDLE_POLL_MS
+      : Math.max(0, Math.min(IDLE_POLL_MS, next.getTime() - Date.now()));
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      let waitMs: number;
+      try {
+        waitMs = await this.dispatchDue();
+      } catch (error) {
+        this.#deps.logger.error({ err: error }, 'the Slack outbox could not be read; trying again');
+        waitMs = BACKOFF_MAX_MS / 10;
+      }
+      if (!this.#running) break;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, waitMs);
+        this.#wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** The rate-limited calls a delivery makes: a post, after a look for it if it may be out. */
+  #callsOf(delivery: Delivery): LimitedCall[] {
+    switch (delivery.kind) {
+      case 'card': {
+        const post: LimitedCall = {
+          method: 'chat.postMessage',
+          channel: this.#deps.approvalsChannelId,
+        };
+        return delivery.maybePosted ? [{ method: 'conversations.history' }, post] : [post];
+      }
+      case 'card_update':
+        return [{ method: 'chat.update' }];
+      case 'notice': {
+        const post: LimitedCall = { method: 'chat.postMessage', channel: delivery.channelId ?? '' };
+        return delivery.maybePosted ? [{ method: 'conversations.replies' }, post] : [post];
+      }
+      case 'confirmation':
+        return delivery.target?.responseUrl ? [] : [{ method: 'chat.postEphemeral' }];
+    }
+  }
+
+  async #deliver(delivery: Delivery): Promise<void> {
+    const { store, instanceId, logger } = this.#deps;
+    let outcome: Outcome;
+    try {
+      outcome = await this.#attempt(delivery);
+    } catch (error) {
+      outcome = this.#failure(delivery, error);
+    }
+    const log = { deliveryId: delivery.id, requestId: delivery.requestId, kind: delivery.kind };
+    try {
+      if (outcome.kind === 'delivered') {
+        await store.delivered(delivery.id, instanceId, outcome.where);
+        return;
+      }
+      if (outcome.kind === 'wait' && Date.parse(delivery.giveUpAt) > this.#now() + outcome.ms) {
+        logger.warn(
+          { ...log, attempts: delivery.attempts, error: outcome.error },
+          'Slack delivery will be tried again',
+        );
+        await store.retryLater(
+          delivery.id,
+          instanceId,
+          outcome.ms,
+          outcome.error,
+          outcome.maybePosted,
+        );
+        return;
+      }
+      logger.error(
+        { ...log, attempts: delivery.attempts, error: outcome.error },
+        'Slack delivery given up',
+      );
+      await store.failed(delivery.id, instanceId, outcome.error);
+    } catch (error) {
+      // Its claim runs out and another look takes it again; a posted card is then found, not reposted.
+      logger.error({ err: error, ...log }, 'could not record a Slack delivery');
+    } finally {
+      this.nudge();
+    }
+  }
+
+  async #attempt(delivery: Delivery): Promise<Outcome> {
+    const current = await this.#deps.current(delivery.requestId);
+    if (!current)
+      return { kind: 'failed', error: `request #${delivery.requestId} is not in the store` };
+    const { request, freeze } = current;
+    switch (delivery.kind) {
+      case 'card':
+        return this.#postCard(delivery, request, freeze);
+      case 'card_update': {
+        await this.#deps.client.chat.update({
+          channel: delivery.channelId as string,
+          ts: delivery.messageTs as string,
+          ...this.#card(request, freeze),
+        });
+        return { kind: 'delivered' };
+      }
+      case 'notice':
+        return this.#postNotice(delivery, request);
+      case 'confirmation':
+        return this.#confirm(delivery, request);
+    }
+  }
+
+  async #postCard(
+    delivery: Delivery,
+    request: PaymentRequest,
+    freeze: FreezeNotice | undefined,
+  ): Promise<Outcome> {
+    const channel = this.#deps.approvalsChannelId;
+    if (delivery.maybePosted) {
+      const found = await this.#findCard(channel, request.id, delivery.enqueuedAt);
+      if (found) return { kind: 'delivered', where: { channelId: channel, ts: found } };
+      // Not there: it was never posted.
+      delivery.maybePosted = false;
+    }
+    const posted = await this.#deps.client.chat.postMessage({
+      channel,
+      ...this.#card(request, freeze),
+    });
+    return {
+      kind: 'delivered',
+      where: {
+        channelId: (posted.channel as string | undefined) ?? channel,
+        ts: posted.ts as string,
+      },
+    };
+  }
+
+  #card(request: PaymentRequest, freeze: FreezeNotice | undefined) {
+    return {
+      ...renderApprovalCard(request, {
+        freeze,
+        now: new Date(this.#now()),
+        labels: request.labels,
+      }),
+      metadata: { event_type: CARD_EVENT, event_payload: { request_id: request.id } },
+    };
+  }
+
+  /** A card of this request posted by payops since `since`, found by its metadata. */
+  async #findCard(channel: string, requestId: number, since: string): Promise<string | undefined> {
+    let cursor: string | undefined;
+    for (let page = 0; page < HISTORY_PAGES; page++) {
+      const result: WebAPICallResult & { messages?: HistoryMessage[] } =
+        await this.#deps.client.conversations.history({
+          channel,
+          oldest: String(Math.floor(Date.parse(since) / 1000) - 60),
+          include_all_metadata: true,
+          limit: 200,
+          ...(cursor ? { cursor } : {}),
+        });
+      const found = result.messages?.find((message) =>
+        marks(message, CARD_EVENT, 'request_id', requestId),
+      );
+      if (found?.ts) return found.ts;
+      cursor = result.response_metadata?.next_cursor || undefined;
+      if (!cursor) return undefined;
+    }
+    // Not seen within the pages read: never guess, keep the card waiting for a person to look.
+    throw new Error('the card was not found in the recent history read; not posting blind');
+  }
+
+  async #postNotice(delivery: Delivery, request: PaymentRequest): Promise<Outcome> {
+    const channel = delivery.channelId as string;
+    const thread = delivery.messageTs as string;
+    if (delivery.maybePosted) {
+      const replies: WebAPICallResult & { messages?: HistoryMessage[] } =
+        await this.#deps.client.conversations.replies({
+          channel,
+          ts: thread,
+          include_all_metadata: true,
+          limit: 200,
+        });
+      if (
+        replies.messages?.some((message) =>
+          marks(message, NOTICE_EVENT, 'delivery_id', delivery.id),
+        )
+      ) {
+        return { kind: 'delivered' };
+      }
+      delivery.maybePosted = false;
+    }
+    await this.#deps.client.chat.postMessage({
+      channel,
+      thread_ts: thread,
+      ...renderThreadUpdate(request, delivery.event),
+      metadata: {
+        event_type: NOTICE_EVENT,
+        event_payload: { delivery_id: delivery.id, request_id: request.id },
+      },
+    });
+    return { kind: 'delivered' };
+  }
+
+  async #confirm(delivery: Delivery, request: PaymentRequest): Promise<Outcome> {
+    const target = delivery.target ?? {};
+    const message: SlackMessage =
+      delivery.event === 'card_failed'
+        ? notice(
+            `Request #${request.id} is stored, but its approval card could not be posted: ${target.cause ?? 'Slack refused it'}. Nobody can approve it, and it will expire unexecuted.`,
+          )
+        : renderRequesterConfirmation(request, this.#deps.approvalsChannelId);
+    if (target.responseUrl) {
+      const answer = await fetch(target.responseUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ response_type: 'ephemeral', replace_original: false, ...message }),
+        signal: AbortSignal.timeout(DISPATCH_CALL_TIMEOUT_MS),
+      });
+      await answer.arrayBuffer();
+      if (answer.ok) return { kind: 'delivered' };
+      // An expired or used-up response_url (404) will not work later either.
+      return answer.status >= 500
+        ? {
+            kind: 'wait',
+            ms: backoff(delivery.attempts),
+            error: `Slack answered HTTP ${answer.status}`,
+            maybePosted: false,
+          }
+        : { kind: 'failed', error: `Slack refused the answer (HTTP ${answer.status})` };
+    }
+    if (!target.channelId || !target.userId)
+      return { kind: 'failed', error: 'nowhere to tell the requester' };
+    await this.#deps.client.chat.postEphemeral({
+      channel: target.channelId,
+      user: target.userId,
+      ...message,
+    });
+    return { kind: 'delivered' };
+  }
+
+  /**
+   * What a failed Slack call means for the delivery. `maybePosted`: a post may be out there
+   * unseen — this call's answer never came, or an earlier one's and no look has cleared it.
+   */
+  #failure(delivery: Delivery, error: unknown): Outcome {
+    const unseen = delivery.maybePosted;
+    const posts = delivery.kind === 'card' || delivery.kind === 'notice';
+    const code = (error as { code?: unknown }).code;
+    if (code === ErrorCode.RateLimitedError) {
+      const ms = Math.max(1, (error as WebAPIRateLimitedError).retryAfter) * 1000;
+      this.#deps.limiter.block(this.#callsOf(delivery), ms);
+      return { kind: 'wait', ms, error: 'Slack said to slow down (429)', maybePosted: unseen };
+    }
+    if (code === ErrorCode.PlatformError) {
+      const slackError = (error as WebAPIPlatformError).data.error;
+      if (TRANSIENT_ERRORS.has(slackError)) {
+        return {
+          kind: 'wait',
+          ms: backoff(delivery.attempts),
+          error: `Slack answered ${slackError}`,
+          maybePosted: posts || unseen,
+        };
+      }
+      return { kind: 'failed', error: refusalText(slackError, this.#deps.approvalsChannelId) };
+    }
+    if (code === ErrorCode.HTTPError) {
+      const status = (error as WebAPIHTTPError).statusCode;
+      if (status < 500 && status !== 408)
+        return { kind: 'failed', error: `Slack refused it (HTTP ${status})` };
+      return {
+        kind: 'wait',
+        ms: backoff(delivery.attempts),
+        error: `Slack answered HTTP ${status}`,
+        maybePosted: posts || unseen,
+      };
+    }
+    // A timeout or a dropped connection: it may have been posted.
+    const message = error instanceof Error ? error.message : String(error);
+    return {
+      kind: 'wait',
+      ms: backoff(delivery.attempts),
+      error: `no answer from Slack (${maskLongNumbers(message).slice(0, 200)})`,
+      maybePosted: posts || unseen,
+    };
+  }
+}
+
+/** Slack's own failures, worth another try (an `ok: false` answer that is not about the call). */
+const TRANSIENT_ERRORS = new Set([
+  'internal_error',
+  'fatal_error',
+  'service_unavailable',
+  'request_timeout',
+  'ratelimited',
+]);
+
+/** A refusal in words that say what to do. */
+function refusalText(slackError: string, approvalsChannelId: string): string {
+  switch (slackError) {
+    case 'not_in_channel':
+    case 'channel_not_found':
+    case 'is_archived':
+      return `payops cannot post in the approvals channel <#${approvalsChannelId}> (${slackError}): invite payops there (\`/invite @payops\`), then make a new request`;
+    case 'invalid_auth':
+    case 'token_revoked':
+    case 'account_inactive':
+      return `Slack refused payops's token (${slackError}): an admin must reinstall payops`;
+    default:
+      return `Slack refused it (${slackError})`;
+  }
+}
+
+interface HistoryMessage {
+  ts?: string;
+  metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
+}
+
+function marks(message: HistoryMessage, eventType: string, field: string, value: number): boolean {
+  const payload =
+    message.metadata?.event_type === eventType ? message.metadata.event_payload : undefined;
+  return payload !== undefined && String(payload[field]) === String(value);
+}
+
+/** 0.5 s, 1 s, 2 s … up to 30 s, with jitter so replicas do not knock in step. */
+function backoff(attempts: number): number {
+  const ms = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** Math.max(0, attempts - 1));
+  return Math.round(ms * (0.75 + Math.random() * 0.5));
+}

@@ -1,0 +1,234 @@
+import type {
+  Delivery,
+  DeliveryKind,
+  DeliveryState,
+  DeliveryStatus,
+  DeliveryTarget,
+  OutboxPort,
+} from '../app/outbox-port.ts';
+import type { Database } from './database.ts';
+
+/**
+ * The Slack outbox in SQL. Rows are written by the request store's statements (the state
+ * change and its message in one statement or transaction); here they are claimed, each by one
+ * process (a conditional update: a row another replica claimed is not returned), and settled.
+ */
+
+const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.attempts, o.maybe_posted,
+  o.enqueued_at, o.give_up_at, r.channel_id, r.message_ts`;
+
+/**
+ * Due deliveries, oldest first. A redraw, a notice or the requester's confirmation waits for
+ * its card to be posted (the confirmation says where it is, and a click on it then counts); a redraw
+ * waits while another post or redraw of its card is in flight (a slower one must never
+ * overwrite a newer one); a notice waits for the notices before it.
+ */
+const DUE = `
+  select ${DELIVERY_COLUMNS}
+    from slack_outbox o join payment_requests r on r.id = o.request_id
+   where o.state = 'waiting' and o.due_at <= now()
+     and (o.kind = 'card' or r.message_ts is not null or o.event = 'card_failed')
+     and not (o.kind = 'card_update' and exists (
+           select 1 from slack_outbox s where s.request_id = o.request_id
+              and s.state = 'sending' and s.kind in ('card', 'card_update')))
+     and not (o.kind = 'notice' and exists (
+           select 1 from slack_outbox n where n.request_id = o.request_id and n.kind = 'notice'
+              and n.id < o.id and n.state in ('waiting', 'sending')))
+   order by o.due_at, o.id
+   limit $1`;
+
+/** Claimed only if still waiting: of two replicas claiming one row, the second gets nothing. */
+const CLAIM = `
+  with claimed as (
+    update slack_outbox set state = 'sending', attempts = attempts + 1, claimed_by = $2, claimed_at = now(),
+           claimed_until = now() + make_interval(secs => $3::double precision / 1000)
+     where id = any($1::bigint[]) and state = 'waiting' and due_at <= now()
+    returning *
+  )
+  select ${DELIVERY_COLUMNS} from claimed o join payment_requests r on r.id = o.request_id`;
+
+/**
+ * Delivered, by the process that holds the claim. A posted card records where it is, and the
+ * redraws enqueued before it was drawn are superseded by it.
+ */
+const DELIVERED = `
+  with done as (
+    update slack_outbox set state = 'delivered', delivered_at = now(), last_error = null,
+           claimed_until = null
+     where id = $1 and claimed_by = $2 and state = 'sending'
+    returning request_id, kind, claimed_at
+  ), card as (
+    update payment_requests r set channel_id = $3, message_ts = $4, updated_at = now()
+      from done where done.kind = 'card' and r.id = done.request_id
+  ), superseded as (
+    update slack_outbox u set state = 'superseded'
+      from done
+     where done.kind = 'card' and u.request_id = done.request_id and u.kind = 'card_update'
+       and u.state = 'waiting' and u.enqueued_at < done.claimed_at
+  )
+  select count(*) as settled from done`;
+
+/** Back to waiting, due again in $3 ms. */
+const RETRY_LATER = `
+  update slack_outbox set state = 'waiting', claimed_until = null, last_error = $4,
+         due_at = now() + make_interval(secs => $3::double precision / 1000),
+         maybe_posted = maybe_posted or $5
+   where id = $1 and claimed_by = $2 and state = 'sending'`;
+
+/**
+ * Given up: recorded. For a card, everything waiting on it fails too, and its requester is told
+ * why: on their command's response_url while it still works, else ephemeral where they asked.
+ */
+const FAILED = `
+  with failed as (
+    update slack_outbox set state = 'failed', claimed_until = null, last_error = $3
+     where id = $1 and claimed_by = $2 and state = 'sending'
+    returning request_id, kind
+  ), dependents as (
+    update slack_outbox d set state = 'failed', last_error = 'its approval card was never posted'
+      from failed
+     where failed.kind = 'card' and d.request_id = failed.request_id and d.state = 'waiting'
+  ), told as (
+    insert into slack_outbox (request_id, kind, event, target, give_up_at)
+    select r.id, 'confirmation', 'card_failed', jsonb_build_object('cause', $3::text) || coalesce(
+             (select c.target from slack_outbox c
+               where c.request_id = r.id and c.kind = 'confirmation' and c.target ? 'responseUrl'
+                 and c.enqueued_at > now() - interval '29 minutes'
+               order by c.id limit 1),
+             jsonb_build_object('channelId', r.requester_channel_id, 'userId', r.requester_id)),
+           now() + interval '24 hours'
+      from failed join payment_requests r on r.id = failed.request_id
+     where failed.kind = 'card'
+  )
+  select count(*) as settled from failed`;
+
+/**
+ * Claims whose holder died (or hung) past the lease: waiting again. Its post may have reached
+ * Slack, so it is looked for first.
+ */
+const RECOVER_CLAIMS = `
+  update slack_outbox set state = 'waiting', claimed_until = null,
+         maybe_posted = maybe_posted or kind in ('card', 'notice'),
+         last_error = coalesce(last_error, 'its sender stopped before Slack answered')
+   where state = 'sending' and claimed_until < now()`;
+
+export class OutboxStore implements OutboxPort {
+  readonly #db: Database;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  async due(limit: number): Promise<Delivery[]> {
+    return (await this.#db.query<DeliveryRow>(DUE, [limit])).map(toDelivery);
+  }
+
+  async claim(ids: number[], claimedBy: string, leaseMs: number): Promise<Delivery[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.#db.query<DeliveryRow>(CLAIM, [ids, claimedBy, leaseMs]);
+    return rows.map(toDelivery);
+  }
+
+  async delivered(
+    id: number,
+    claimedBy: string,
+    where: { channelId: string; ts: string } | undefined,
+  ): Promise<boolean> {
+    return settled(
+      await this.#db.query(DELIVERED, [id, claimedBy, where?.channelId ?? null, where?.ts ?? null]),
+    );
+  }
+
+  async retryLater(
+    id: number,
+    claimedBy: string,
+    afterMs: number,
+    error: string,
+    maybePosted: boolean,
+  ): Promise<void> {
+    await this.#db.query(RETRY_LATER, [id, claimedBy, afterMs, error, maybePosted]);
+  }
+
+  async failed(id: number, claimedBy: string, error: string): Promise<boolean> {
+    return settled(await this.#db.query(FAILED, [id, claimedBy, error]));
+  }
+
+  async recoverClaims(): Promise<void> {
+    await this.#db.query(RECOVER_CLAIMS);
+  }
+
+  async ofRequest(requestId: number): Promise<DeliveryStatus[]> {
+    const rows = await this.#db.query<StatusRow>(
+      `select id, kind, event, state, attempts, due_at, delivered_at, last_error
+         from slack_outbox where request_id = $1 order by id`,
+      [requestId],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      kind: row.kind,
+      event: row.event ?? undefined,
+      state: row.state,
+      attempts: row.attempts,
+      dueAt: iso(row.due_at),
+      deliveredAt: row.delivered_at ? iso(row.delivered_at) : undefined,
+      lastError: row.last_error ?? undefined,
+    }));
+  }
+
+  /** When the next waiting delivery is due, if any: how long the dispatcher may sleep. */
+  async nextDueAt(): Promise<Date | undefined> {
+    const [row] = await this.#db.query<{ due_at: Date | string | null }>(
+      "select min(due_at) as due_at from slack_outbox where state = 'waiting'",
+    );
+    return row?.due_at ? new Date(row.due_at) : undefined;
+  }
+}
+
+interface DeliveryRow {
+  id: unknown;
+  request_id: unknown;
+  kind: DeliveryKind;
+  event: string | null;
+  target: DeliveryTarget | string | null;
+  attempts: number;
+  maybe_posted: boolean;
+  enqueued_at: Date | string;
+  give_up_at: Date | string;
+  channel_id: string | null;
+  message_ts: string | null;
+}
+
+interface StatusRow {
+  id: unknown;
+  kind: DeliveryKind;
+  event: string | null;
+  state: DeliveryState;
+  attempts: number;
+  due_at: Date | string;
+  delivered_at: Date | string | null;
+  last_error: string | null;
+}
+
+function toDelivery(row: DeliveryRow): Delivery {
+  return {
+    id: Number(row.id),
+    requestId: Number(row.request_id),
+    kind: row.kind,
+    event: row.event ?? undefined,
+    target: typeof row.target === 'string' ? JSON.parse(row.target) : (row.target ?? undefined),
+    attempts: row.attempts,
+    maybePosted: row.maybe_posted,
+    enqueuedAt: iso(row.enqueued_at),
+    giveUpAt: iso(row.give_up_at),
+    channelId: row.channel_id ?? undefined,
+    messageTs: row.message_ts ?? undefined,
+  };
+}
+
+function settled(rows: Array<Record<string, unknown>>): boolean {
+  return Number(rows[0]?.settled ?? 0) > 0;
+}
+
+function iso(value: Date | string): string {
+  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
+}

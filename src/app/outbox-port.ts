@@ -66,6 +66,8 @@ export interface OutboxPort {
     maybePosted: boolean,
   ): Promise<void>;
   failed(id: number, claimedBy: string, error: string): Promise<boolean>;
+  /** The holder is alive: its claims last another `leaseMs`. */
+  renewClaims(claimedBy: string, leaseMs: number): Promise<void>;
   /** Claims whose holder died or hung past the lease: waiting again. */
   recoverClaims(): Promise<void>;
   nextDueAt(): Promise<Date | undefined>;

@@ -40,6 +40,8 @@ export interface OutboxDeps {
   logger: Logger;
   /** Names this process on its claims. */
   instanceId: string;
+  /** A claim not settled in this long is taken back (its process died or hung). */
+  claimLeaseMs?: number;
   now?: () => number;
 }
 
@@ -47,13 +49,16 @@ export interface OutboxDeps {
 export const CARD_EVENT = 'payops_approval_card';
 export const NOTICE_EVENT = 'payops_notice';
 
-/** A claimed delivery not settled in this long is taken back (its process died or hung). */
-const CLAIM_LEASE_MS = 60_000;
 /** Slack calls of the dispatcher fail after this long (their outcome is then unknown). */
 export const DISPATCH_CALL_TIMEOUT_MS = 10_000;
+/**
+ * A claim lasts this long unless renewed; its holder renews it three times per lease while it
+ * lives, so only a dead (or frozen) holder's claim is taken back.
+ */
+const CLAIM_LEASE_MS = 6_000;
 /** Longest sleep between looks at the outbox (another replica may have added to it). */
 const IDLE_POLL_MS = 500;
-const RECOVER_EVERY_MS = 5_000;
+const RECOVER_EVERY_MS = 1_000;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 /** How many pages of channel history are read looking for a card whose post went unanswered. */
@@ -73,6 +78,7 @@ export class SlackOutbox {
   #loop: Promise<void> = Promise.resolve();
   #wake: () => void = () => {};
   #lastRecovery = 0;
+  #renewer: NodeJS.Timeout | undefined;
 
   constructor(deps: OutboxDeps) {
     this.#deps = deps;
@@ -83,6 +89,20 @@ export class SlackOutbox {
     if (this.#running) return;
     this.#running = true;
     this.#loop = this.#run();
+    const leaseMs = this.#leaseMs();
+    this.#renewer = setInterval(() => {
+      if (this.#sending.size === 0) return;
+      this.#deps.store
+        .renewClaims(this.#deps.instanceId, leaseMs)
+        .catch((error) =>
+          this.#deps.logger.warn({ err: error }, 'could not renew Slack delivery claims'),
+        );
+    }, leaseMs / 3);
+    this.#renewer.unref();
+  }
+
+  #leaseMs(): number {
+    return this.#deps.claimLeaseMs ?? CLAIM_LEASE_MS;
   }
 
   /** Something was just added: look now rather than at the next poll. */
@@ -114,6 +134,7 @@ export class SlackOutbox {
       }),
     ]);
     clearTimeout(timer);
+    clearInterval(this.#renewer);
   }
 
   /** Delivers what is due now; resolves with how long it may wait before looking again. */
@@ -135,7 +156,7 @@ export class SlackOutbox {
       }
       picked.push(delivery.id);
     }
-    for (const delivery of await store.claim(picked, instanceId, CLAIM_LEASE_MS)) {
+    for (const delivery of await store.claim(picked, instanceId, this.#leaseMs())) {
       const sending = this.#deliver(delivery).finally(() => this.#sending.delete(delivery.id));
       this.#sending.set(delivery.id, sending);
     }

@@ -153,6 +153,14 @@ export class OutboxStore implements OutboxPort {
     return settled(await this.#db.query(FAILED, [id, claimedBy, error]));
   }
 
+  async renewClaims(claimedBy: string, leaseMs: number): Promise<void> {
+    await this.#db.query(
+      `update slack_outbox set claimed_until = now() + make_interval(secs => $2::double precision / 1000)
+        where claimed_by = $1 and state = 'sending'`,
+      [claimedBy, leaseMs],
+    );
+  }
+
   async recoverClaims(): Promise<void> {
     await this.#db.query(RECOVER_CLAIMS);
   }

@@ -1,39 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fingerprint } from '../../src/domain/approval.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { type NewRequest, RequestStore } from '../../src/store/request-store.ts';
+import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-
-let payees = 0;
-
-/**
- * A payout to a payee of its own: the same write twice is held while one of them is unsettled,
- * which only the tests about that want.
- */
-function payoutBody(): string {
-  payees++;
-  return JSON.stringify({
-    wallet_id: 'wal_1',
-    amount: '10000.00',
-    currency: 'USDC',
-    beneficiary_name: `Payee ${payees}`,
-  });
-}
-
-function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
-  const body = overrides.body ?? payoutBody();
-  return {
-    operationId: 'createPayout',
-    path: {},
-    body,
-    fingerprint: fingerprint('createPayout', {}, body),
-    requesterId: 'U0ALICE',
-    requiredApprovals: 1,
-    expiresAt: new Date(Date.now() + 60_000),
-    requesterChannelId: 'C0PAYOPS',
-    ...overrides,
-  };
-}
+import { newRequest, payoutBody } from '../helpers/requests.ts';
 
 const noRule = () => undefined;
 

@@ -1,0 +1,146 @@
+import { WebClient } from '@slack/web-api';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createLogger } from '../../src/logger.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import { CARD_EVENT, SlackOutbox } from '../../src/slack/outbox.ts';
+import { SlackRateLimiter } from '../../src/slack/rate-limits.ts';
+import { OutboxStore } from '../../src/store/outbox-store.ts';
+import { RequestStore } from '../../src/store/request-store.ts';
+import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { newRequest } from '../helpers/requests.ts';
+
+/**
+ * The dispatcher against a real store and the Slack emulation over HTTP: what happens to a
+ * delivery whose sender died mid-post, and to one delivery raced by two senders.
+ */
+
+const APPROVALS = 'C0APPROVALS';
+
+describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
+  let database: TestDatabase;
+  let slack: SlackEmulation;
+  let requests: RequestStore;
+  let outbox: OutboxStore;
+  const running: SlackOutbox[] = [];
+
+  beforeAll(async () => {
+    database = await freshDatabase(engine);
+    requests = new RequestStore(database.db);
+    outbox = new OutboxStore(database.db);
+  });
+  afterAll(() => database.drop());
+  beforeEach(async () => {
+    slack = await startSlackEmulation({ rateLimits: 'off' });
+  });
+  afterEach(async () => {
+    await Promise.all(running.splice(0).map((dispatcher) => dispatcher.stop()));
+    await slack.close();
+  });
+
+  function dispatcher(instanceId: string, claimLeaseMs = 200): SlackOutbox {
+    const dispatch = new SlackOutbox({
+      store: outbox,
+      current: async (id) => {
+        const found = await requests.getWithFreeze(id);
+        return found && { request: found.request, freeze: undefined };
+      },
+      client: new WebClient(slack.config.botToken, {
+        slackApiUrl: slack.apiUrl,
+        retryConfig: { retries: 0 },
+        rejectRateLimitedCalls: true,
+      }),
+      approvalsChannelId: APPROVALS,
+      // Slack's limits are off here: what is tested is who posts, not how fast.
+      limiter: new SlackRateLimiter(100),
+      logger: createLogger({ level: 'silent', secrets: [] }),
+      instanceId,
+      claimLeaseMs,
+    });
+    running.push(dispatch);
+    return dispatch;
+  }
+
+  function cardsOf(requestId: number) {
+    return slack
+      .channel(APPROVALS)
+      .messages.filter(
+        (message) =>
+          (message.metadata as { event_payload?: { request_id?: unknown } } | undefined)
+            ?.event_payload?.request_id === requestId,
+      );
+  }
+
+  it('a card whose sender died after Slack posted it is found by its metadata, never posted twice', async () => {
+    const { id } = await requests.create(newRequest());
+    // The dead sender: it claimed the card, Slack posted it, and it never recorded the answer.
+    const [claimed] = await outbox.claim(
+      (await outbox.due(50)).filter((d) => d.requestId === id).map((d) => d.id),
+      'dead-process',
+      100,
+    );
+    expect(claimed?.kind).toBe('card');
+    const posted = await new WebClient(slack.config.botToken, {
+      slackApiUrl: slack.apiUrl,
+    }).chat.postMessage({
+      channel: APPROVALS,
+      text: 'the card, as the dead process posted it',
+      metadata: { event_type: CARD_EVENT, event_payload: { request_id: id } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    dispatcher('survivor').start();
+    await expect
+      .poll(async () => (await requests.get(id))?.messageTs, { timeout: 5_000 })
+      .toBe(posted.ts);
+    expect(cardsOf(id)).toHaveLength(1);
+    expect(slack.callsTo('conversations.history').length).toBeGreaterThanOrEqual(1);
+    const card = (await outbox.ofRequest(id)).find((d) => d.kind === 'card');
+    expect(card?.state).toBe('delivered');
+  });
+
+  it('a card whose sender died before posting is posted once by another', async () => {
+    const { id } = await requests.create(newRequest());
+    await outbox.claim(
+      (await outbox.due(50)).filter((d) => d.requestId === id).map((d) => d.id),
+      'dead-process',
+      100,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    dispatcher('survivor').start();
+    await expect
+      .poll(async () => (await requests.get(id))?.messageTs, { timeout: 5_000 })
+      .toBeTruthy();
+    expect(cardsOf(id)).toHaveLength(1);
+  });
+
+  it('a live sender keeps its claim while Slack is slow: the other never posts the same card', async () => {
+    const { id } = await requests.create(newRequest());
+    // Slack takes 2 s to answer; a claim lasts 600 ms unless its holder renews it.
+    slack.delayNext('chat.postMessage', 2_000, { times: 5 });
+    dispatcher('A', 600).start();
+    dispatcher('B', 600).start();
+    await expect
+      .poll(async () => (await requests.get(id))?.messageTs, { timeout: 10_000 })
+      .toBeTruthy();
+    // Any second post taken up meanwhile would land within Slack's 2 s.
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(cardsOf(id)).toHaveLength(1);
+  });
+
+  it('two dispatchers on one store deliver each of 30 cards once', async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 30; i++) ids.push((await requests.create(newRequest())).id);
+    dispatcher('A').start();
+    dispatcher('B').start();
+    await expect
+      .poll(
+        async () =>
+          (await Promise.all(ids.map((id) => requests.get(id)))).every((r) => r?.messageTs),
+        {
+          timeout: 10_000,
+        },
+      )
+      .toBe(true);
+    for (const id of ids) expect(cardsOf(id)).toHaveLength(1);
+  });
+});

@@ -22,6 +22,7 @@ import { migrate } from './store/migrate.ts';
 import { OutboxStore } from './store/outbox-store.ts';
 import { openPglite } from './store/pglite.ts';
 import { openPostgres } from './store/postgres.ts';
+import { RateBucketsStore } from './store/rate-buckets-store.ts';
 import { type FreezeState, RequestStore } from './store/request-store.ts';
 
 /** How long a `/readyz` answer about the provider is reused, so probes do not hammer it. */
@@ -119,7 +120,7 @@ export async function startBot(
       },
       client: outboxClient,
       approvalsChannelId: config.approvals.channelId,
-      limiter: new SlackRateLimiter(config.slack.rateLimitScale),
+      limiter: new SlackRateLimiter(new RateBucketsStore(db), config.slack.rateLimitScale),
       logger,
       instanceId,
     });

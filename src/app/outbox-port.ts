@@ -73,3 +73,18 @@ export interface OutboxPort {
   nextDueAt(): Promise<Date | undefined>;
   ofRequest(requestId: number): Promise<DeliveryStatus[]>;
 }
+
+/** One of Slack's limits as a token bucket: at most `capacity` at once, `perSecond` refill. */
+export interface RateBucket {
+  key: string;
+  capacity: number;
+  perSecond: number;
+}
+
+/** Token buckets shared by every payops process on the store (Slack limits the app, not a process). */
+export interface RateBucketsPort {
+  /** Takes a token from each bucket and resolves 0, or takes none and resolves the ms to wait. */
+  take(buckets: readonly RateBucket[]): Promise<number>;
+  /** Nothing from these buckets for `ms` (Slack's Retry-After). */
+  block(keys: readonly string[], ms: number): Promise<void>;
+}

@@ -56,7 +56,7 @@ export const REHEARSAL_APPROVALS_CHANNEL = 'C0APPROVALS';
  */
 export function rehearsalEnv(
   sandbox: Pick<PaymentsSandbox, 'url'>,
-  slack: Pick<SlackEmulation, 'config' | 'apiUrl'>,
+  slack: Pick<SlackEmulation, 'config' | 'apiUrl' | 'rateLimitScale'>,
 ): Record<string, string> {
   return {
     PAYMENTS_BASE_URL: sandbox.url,
@@ -65,6 +65,8 @@ export function rehearsalEnv(
     SLACK_BOT_TOKEN: slack.config.botToken,
     SLACK_SIGNING_SECRET: slack.config.signingSecret,
     SLACK_API_URL: slack.apiUrl,
+    // payops keeps to the emulation's limits: scaled alike, or as fast as it may when they are off.
+    PAYOPS_SLACK_RATE_SCALE: String(slack.rateLimitScale ?? 1_000),
     PAYOPS_READERS: REHEARSAL_READERS,
     PAYOPS_REQUESTERS: REHEARSAL_REQUESTERS,
     PAYOPS_APPROVERS: REHEARSAL_APPROVERS,

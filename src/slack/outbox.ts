@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ErrorCode,
   type WebAPICallResult,
@@ -59,6 +60,8 @@ const CLAIM_LEASE_MS = 6_000;
 /** Longest sleep between looks at the outbox (another replica may have added to it). */
 const IDLE_POLL_MS = 500;
 const RECOVER_EVERY_MS = 1_000;
+/** The outbox is read at most this often, however many changes nudge it. */
+const MIN_PASS_MS = 50;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 /** How many pages of channel history are read looking for a card whose post went unanswered. */
@@ -122,10 +125,11 @@ export class SlackOutbox {
     const deadline = this.#now() + ms;
     let timer: NodeJS.Timeout | undefined;
     const flush = async () => {
-      while (this.#now() < deadline && (await this.dispatchDue().catch(() => 1)) === 0) {
+      while (this.#now() < deadline) {
+        const { picked } = await this.dispatchDue().catch(() => ({ picked: 0 }));
         await Promise.allSettled([...this.#sending.values()]);
+        if (picked === 0) break;
       }
-      await Promise.allSettled([...this.#sending.values()]);
     };
     await Promise.race([
       flush(),
@@ -137,8 +141,8 @@ export class SlackOutbox {
     clearInterval(this.#renewer);
   }
 
-  /** Delivers what is due now; resolves with how long it may wait before looking again. */
-  async dispatchDue(): Promise<number> {
+  /** Delivers what is due now; resolves with how many, and how long to wait before looking again. */
+  async dispatchDue(): Promise<{ picked: number; waitMs: number }> {
     const { store, limiter, instanceId } = this.#deps;
     if (this.#now() - this.#lastRecovery >= RECOVER_EVERY_MS) {
       this.#lastRecovery = this.#now();
@@ -147,10 +151,16 @@ export class SlackOutbox {
     const due = await store.due(DUE_BATCH);
     let waitMs = IDLE_POLL_MS;
     const picked: number[] = [];
+    // A limit found spent is not asked again in this pass: one look per limit, not per row.
+    const spent = new Set<string>();
     for (const delivery of due) {
       if (this.#sending.has(delivery.id)) continue;
-      const tokenIn = limiter.take(this.#callsOf(delivery));
+      const calls = this.#callsOf(delivery);
+      const keys = calls.map(callKey);
+      if (keys.some((key) => spent.has(key))) continue;
+      const tokenIn = await limiter.take(calls);
       if (tokenIn > 0) {
+        for (const key of keys) spent.add(key);
         waitMs = Math.min(waitMs, tokenIn);
         continue;
       }
@@ -160,19 +170,20 @@ export class SlackOutbox {
       const sending = this.#deliver(delivery).finally(() => this.#sending.delete(delivery.id));
       this.#sending.set(delivery.id, sending);
     }
-    if (picked.length > 0) return 0;
-    if (due.length > 0) return waitMs;
+    // Rows left waiting for a token: look again when one is in. A full batch: there may be more.
+    if (spent.size > 0) return { picked: picked.length, waitMs };
+    if (due.length === DUE_BATCH) return { picked: picked.length, waitMs: 0 };
     const next = await store.nextDueAt();
-    return next === undefined
-      ? IDLE_POLL_MS
-      : Math.max(0, Math.min(IDLE_POLL_MS, next.getTime() - Date.now()));
+    const untilNext = next === undefined ? IDLE_POLL_MS : next.getTime() - Date.now();
+    return { picked: picked.length, waitMs: Math.max(0, Math.min(IDLE_POLL_MS, untilNext)) };
   }
 
   async #run(): Promise<void> {
     while (this.#running) {
+      const passStarted = Date.now();
       let waitMs: number;
       try {
-        waitMs = await this.dispatchDue();
+        ({ waitMs } = await this.dispatchDue());
       } catch (error) {
         this.#deps.logger.error({ err: error }, 'the Slack outbox could not be read; trying again');
         waitMs = BACKOFF_MAX_MS / 10;
@@ -185,6 +196,8 @@ export class SlackOutbox {
           resolve();
         };
       });
+      // Nudges come with every change and every delivery: at most one pass per MIN_PASS_MS.
+      await sleep(passStarted + MIN_PASS_MS - Date.now());
     }
   }
 
@@ -215,7 +228,7 @@ export class SlackOutbox {
     try {
       outcome = await this.#attempt(delivery);
     } catch (error) {
-      outcome = this.#failure(delivery, error);
+      outcome = await this.#failure(delivery, error);
     }
     const log = { deliveryId: delivery.id, requestId: delivery.requestId, kind: delivery.kind };
     try {
@@ -405,13 +418,13 @@ export class SlackOutbox {
    * What a failed Slack call means for the delivery. `maybePosted`: a post may be out there
    * unseen — this call's answer never came, or an earlier one's and no look has cleared it.
    */
-  #failure(delivery: Delivery, error: unknown): Outcome {
+  async #failure(delivery: Delivery, error: unknown): Promise<Outcome> {
     const unseen = delivery.maybePosted;
     const posts = delivery.kind === 'card' || delivery.kind === 'notice';
     const code = (error as { code?: unknown }).code;
     if (code === ErrorCode.RateLimitedError) {
       const ms = Math.max(1, (error as WebAPIRateLimitedError).retryAfter) * 1000;
-      this.#deps.limiter.block(this.#callsOf(delivery), ms);
+      await this.#deps.limiter.block(this.#callsOf(delivery), ms);
       return { kind: 'wait', ms, error: 'Slack said to slow down (429)', maybePosted: unseen };
     }
     if (code === ErrorCode.PlatformError) {
@@ -471,6 +484,10 @@ function refusalText(slackError: string, approvalsChannelId: string): string {
     default:
       return `Slack refused it (${slackError})`;
   }
+}
+
+function callKey(call: LimitedCall): string {
+  return call.method === 'chat.postMessage' ? `${call.method}:${call.channel}` : call.method;
 }
 
 interface HistoryMessage {

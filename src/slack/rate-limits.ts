@@ -1,3 +1,5 @@
+import type { RateBucket, RateBucketsPort } from '../app/outbox-port.ts';
+
 /**
  * Slack's published Web API limits for the methods the outbox calls, kept to by payops itself so
  * that a burst waits in the outbox instead of meeting 429s. Token buckets: `perMinute` refill,
@@ -10,13 +12,19 @@ export interface Limit {
 
 /** Tier 3 (chat.update, conversations.*), Tier 4 (chat.postEphemeral), postMessage ~1/s. */
 export const SLACK_LIMITS = {
-  postMessagePerChannel: { perMinute: 60, burst: 1 },
+  postMessagePerChannel: { perMinute: 60, burst: 3 },
   postMessagePerWorkspace: { perMinute: 300, burst: 10 },
   'chat.update': { perMinute: 50, burst: 5 },
   'chat.postEphemeral': { perMinute: 100, burst: 10 },
   'conversations.history': { perMinute: 50, burst: 5 },
   'conversations.replies': { perMinute: 50, burst: 5 },
 } as const satisfies Record<string, Limit>;
+
+/**
+ * The share of each limit payops uses: a call reaches Slack a little after its token is taken,
+ * and a few ms of jitter between two calls must not make the second one early.
+ */
+const PACE = 0.95;
 
 export type LimitedCall =
   | { method: 'chat.postMessage'; channel: string }
@@ -28,72 +36,44 @@ export type LimitedCall =
         | 'conversations.replies';
     };
 
-interface Bucket {
-  tokens: number;
-  at: number;
-  /** Slack said to wait (Retry-After): nothing goes before this. */
-  blockedUntil: number;
-}
-
+/**
+ * Slack's limits for the outbox's calls, as token buckets kept in the store (shared by every
+ * replica). `scale` multiplies every limit alike: 1 for Slack itself, more only against a Slack
+ * emulation scaled the same way.
+ */
 export class SlackRateLimiter {
-  readonly #buckets = new Map<string, Bucket>();
+  readonly #buckets: RateBucketsPort;
   readonly #scale: number;
-  readonly #now: () => number;
 
-  /** `scale` multiplies every limit alike (a rehearsal against a scaled Slack emulation). */
-  constructor(scale = 1, now: () => number = Date.now) {
+  constructor(buckets: RateBucketsPort, scale = 1) {
+    this.#buckets = buckets;
     this.#scale = scale;
-    this.#now = now;
   }
 
-  /**
-   * Takes a token for each call from each of its buckets and returns 0, or takes none and
-   * returns how many ms until they could all go.
-   */
-  take(calls: readonly LimitedCall[]): number {
-    const now = this.#now();
-    const keys = calls.flatMap(keysOf);
-    let waitMs = 0;
-    for (const [key, limit] of keys) {
-      const bucket = this.#refill(key, limit, now);
-      const rate = (limit.perMinute * this.#scale) / 60_000;
-      const tokenIn = bucket.tokens >= 1 ? 0 : (1 - bucket.tokens) / rate;
-      waitMs = Math.max(waitMs, tokenIn, bucket.blockedUntil - now);
-    }
-    if (waitMs > 0) return Math.ceil(waitMs);
-    for (const [key, limit] of keys) this.#refill(key, limit, now).tokens -= 1;
-    return 0;
+  /** Takes a token for each call from each of its buckets (0), or none (the ms to wait). */
+  take(calls: readonly LimitedCall[]): Promise<number> {
+    return this.#buckets.take(calls.flatMap((call) => this.#bucketsOf(call)));
   }
 
   /** Slack answered 429: nothing of these kinds goes for `retryAfterMs`. */
-  block(calls: readonly LimitedCall[], retryAfterMs: number): void {
-    const now = this.#now();
-    for (const [key, limit] of calls.flatMap(keysOf)) {
-      const bucket = this.#refill(key, limit, now);
-      bucket.blockedUntil = Math.max(bucket.blockedUntil, now + retryAfterMs);
-    }
+  block(calls: readonly LimitedCall[], retryAfterMs: number): Promise<void> {
+    const keys = calls.flatMap((call) => this.#bucketsOf(call).map((bucket) => bucket.key));
+    return this.#buckets.block(keys, retryAfterMs);
   }
 
-  #refill(key: string, limit: Limit, now: number): Bucket {
-    const burst = Math.max(1, limit.burst * this.#scale);
-    let bucket = this.#buckets.get(key);
-    if (bucket === undefined) {
-      bucket = { tokens: burst, at: now, blockedUntil: 0 };
-      this.#buckets.set(key, bucket);
+  /** The buckets a call draws on: its method's; for chat.postMessage, its channel's and the workspace's. */
+  #bucketsOf(call: LimitedCall): RateBucket[] {
+    const bucket = (key: string, limit: Limit): RateBucket => ({
+      key,
+      capacity: Math.max(1, limit.burst * this.#scale),
+      perSecond: (limit.perMinute * this.#scale * PACE) / 60,
+    });
+    if (call.method === 'chat.postMessage') {
+      return [
+        bucket(`chat.postMessage:${call.channel}`, SLACK_LIMITS.postMessagePerChannel),
+        bucket('chat.postMessage', SLACK_LIMITS.postMessagePerWorkspace),
+      ];
     }
-    const rate = (limit.perMinute * this.#scale) / 60_000;
-    bucket.tokens = Math.min(burst, bucket.tokens + (now - bucket.at) * rate);
-    bucket.at = now;
-    return bucket;
+    return [bucket(call.method, SLACK_LIMITS[call.method])];
   }
-}
-
-function keysOf(call: LimitedCall): Array<[string, Limit]> {
-  if (call.method === 'chat.postMessage') {
-    return [
-      [`chat.postMessage:${call.channel}`, SLACK_LIMITS.postMessagePerChannel],
-      ['chat.postMessage', SLACK_LIMITS.postMessagePerWorkspace],
-    ];
-  }
-  return [[call.method, SLACK_LIMITS[call.method]]];
 }

@@ -7,7 +7,8 @@ import { ask } from '../helpers/slack.ts';
 
 let r: Rehearsal;
 beforeAll(async () => {
-  r = await startRehearsal();
+  // Every write once, as fast as the approvals allow: Slack's pace is test/e2e/slack-outbox.test.ts's.
+  r = await startRehearsal({ slack: { rateLimits: 'off' } });
 });
 afterAll(() => r.close());
 

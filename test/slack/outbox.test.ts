@@ -5,6 +5,7 @@ import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slac
 import { CARD_EVENT, SlackOutbox } from '../../src/slack/outbox.ts';
 import { SlackRateLimiter } from '../../src/slack/rate-limits.ts';
 import { OutboxStore } from '../../src/store/outbox-store.ts';
+import { RateBucketsStore } from '../../src/store/rate-buckets-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { newRequest } from '../helpers/requests.ts';
@@ -51,7 +52,7 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
       }),
       approvalsChannelId: APPROVALS,
       // Slack's limits are off here: what is tested is who posts, not how fast.
-      limiter: new SlackRateLimiter(100),
+      limiter: new SlackRateLimiter(new RateBucketsStore(database.db), 100),
       logger: createLogger({ level: 'silent', secrets: [] }),
       instanceId,
       claimLeaseMs,

@@ -32,3 +32,13 @@ create unique index slack_outbox_one_waiting_update on slack_outbox (request_id)
   where kind = 'card_update' and state = 'waiting';
 create index slack_outbox_open on slack_outbox (due_at, id) where state in ('waiting', 'sending');
 create index slack_outbox_request on slack_outbox (request_id, id);
+
+-- Slack's rate limits as token buckets, shared by every payops process on this database, so
+-- that replicas together keep to them (a limit is per app and workspace, not per process).
+create table slack_rate_buckets (
+  key           text        primary key,
+  tokens        double precision not null,
+  at            timestamptz not null,
+  -- Slack said to wait (Retry-After): nothing goes before this.
+  blocked_until timestamptz not null default 'epoch'
+);

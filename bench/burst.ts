@@ -21,6 +21,8 @@ import { APPROVALS_CHANNEL, type BuiltRequest, SlackRequests } from './slack-req
 
 export interface BurstPlan {
   requests: number;
+  /** The requests all arrive within this long (people typing at once, not a script). */
+  arrivalMs: number;
   scale: number;
   /** Commands are sent over this many connections, all within about 100 ms. */
   connections: number;
@@ -52,6 +54,9 @@ export interface BurstResult {
 /** Requests made and approved on each replica before the burst. */
 const WARM_UP_PER_REPLICA = 5;
 
+/** Far more than approvers click in real life: the guards' command rate. */
+const CLICKS_PER_SECOND = 100;
+
 /** Long enough for the per-channel bucket the warm-up drew on to be full again. */
 const REFILL_MS = 3_000;
 
@@ -59,7 +64,7 @@ const REFILL_MS = 3_000;
 const FINAL = /submitted to the provider|refused by the provider|outcome unknown/;
 
 /** A bound on the wait for the last outcome, well past any floor a plan here implies. */
-const GIVE_UP_AFTER_MS = 15 * 60_000;
+const GIVE_UP_AFTER_MS = 5 * 60_000;
 
 /**
  * `startPayops` starts one payops child against this sandbox and emulation (its environment
@@ -99,7 +104,7 @@ export async function runBurst(
     );
     const callsBefore = slack.calls.length;
     const started = performance.now();
-    const sent = await sendAtOnce(load, apps, commands, plan.connections);
+    const sent = await sendAtOnce(load, apps, commands, plan.connections, plan.arrivalMs);
     const clickAcks: number[] = [];
     const progress = await approveAsCardsAppear(
       slack,
@@ -152,12 +157,13 @@ function ids(from: number, to: number): Set<string> {
   return new Set(Array.from({ length: to - from + 1 }, (_, i) => String(from + i)));
 }
 
-/** The requests dealt over the replicas, all sent within about 100 ms; their acks timed. */
+/** The requests dealt over the replicas, all sent within `withinMs`; their acks timed. */
 async function sendAtOnce(
   load: LoadWorker,
   apps: ChildApp[],
   built: BuiltRequest[],
   connections: number,
+  withinMs = 100,
 ): Promise<{ latencies: number[]; failed: number }> {
   const runs = await Promise.all(
     apps.map((app, replica) => {
@@ -165,8 +171,8 @@ async function sendAtOnce(
       return load.run({
         url: app.eventsUrl,
         connections: Math.max(1, Math.round(connections / apps.length)),
-        shape: { kind: 'rate', perSecond: Math.max(10, mine.length * 10) },
-        durationMs: 100,
+        shape: { kind: 'rate', perSecond: Math.max(1, (mine.length * 1000) / withinMs) },
+        durationMs: withinMs,
         requests: mine.map((entry) => entry.request),
       });
     }),
@@ -214,7 +220,9 @@ async function approveAsCardsAppear(
       }
     }
     if (clicks.length > 0) {
-      const sent = await sendAtOnce(load, apps, clicks, Math.min(10, clicks.length));
+      // Approvers are people: at most CLICKS_PER_SECOND, however many cards appeared at once.
+      const withinMs = Math.max(100, (clicks.length * 1000) / CLICKS_PER_SECOND);
+      const sent = await sendAtOnce(load, apps, clicks, Math.min(10, clicks.length), withinMs);
       clickAcks.push(...sent.latencies);
     } else {
       await sleep(50);

@@ -39,8 +39,11 @@ interface Plan {
 }
 
 const PLANS: Record<'full' | 'quick', Plan> = {
-  full: { guardRunMs: 10_000, burst: { requests: 300, scale: 20, connections: 50 } },
-  quick: { guardRunMs: 2_000, burst: { requests: 60, scale: 20, connections: 20 } },
+  full: {
+    guardRunMs: 10_000,
+    burst: { requests: 300, arrivalMs: 1_000, scale: 20, connections: 50 },
+  },
+  quick: { guardRunMs: 2_000, burst: { requests: 60, arrivalMs: 200, scale: 20, connections: 20 } },
 };
 
 interface GuardRow {

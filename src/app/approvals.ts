@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   bodyText,
   fingerprint,
@@ -87,11 +88,17 @@ export type DecideResult =
   | { kind: 'done'; request: PaymentRequest };
 
 const RECHECK_AFTER_MS = 60_000;
+/** Wallet names shown on cards are display only: one list serves the requests of a minute. */
+const WALLET_NAMES_FOR_MS = 60_000;
+/** How long a click on a card not yet recorded waits for the record, and how often it looks. */
+const CARD_RECORDED_WITHIN_MS = 3_000;
+const CARD_RECORDED_POLL_MS = 100;
 const RECHECK_FOR_MS = 7 * 24 * 3_600_000;
 
 export class ApprovalWorkflow {
   readonly #deps: WorkflowDeps;
   readonly #now: () => Date;
+  #wallets: { at: number; names: Promise<ReadonlyMap<string, string> | undefined> } | undefined;
 
   constructor(deps: WorkflowDeps) {
     this.#deps = deps;
@@ -166,12 +173,14 @@ export class ApprovalWorkflow {
   async approve(id: number, approverId: string, origin: ClickOrigin): Promise<ApproveResult> {
     const decision = await this.canApprove(approverId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
-    const result = await this.#deps.store.approve(
-      id,
-      approverId,
-      this.#deps.instanceId,
-      (request) =>
-        this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
+    const result = await whenCardRecorded(() =>
+      this.#deps.store.approve(
+        id,
+        approverId,
+        this.#deps.instanceId,
+        (request) =>
+          this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
+      ),
     );
     this.#changed();
     if (result.kind !== 'claimed') return result;
@@ -186,11 +195,13 @@ export class ApprovalWorkflow {
     reason: string,
     origin: ClickOrigin,
   ): Promise<DecideResult> {
-    return this.#approverDecides(
-      id,
-      approverId,
-      (request) => this.#clickRefusal(request, origin) ?? pendingRefusal(request),
-      () => this.#deps.store.reject(id, approverId, reason),
+    return whenCardRecorded(() =>
+      this.#approverDecides(
+        id,
+        approverId,
+        (request) => this.#clickRefusal(request, origin) ?? pendingRefusal(request),
+        () => this.#deps.store.reject(id, approverId, reason),
+      ),
     );
   }
 
@@ -360,15 +371,33 @@ export class ApprovalWorkflow {
   }
 
   async #walletLabel(walletId: string): Promise<string | undefined> {
-    try {
-      const response = await this.#deps.client.call('listWallets');
-      const wallet = findList(response.body)?.items.find(
-        (item) => recordIdentity(item).id === walletId,
-      );
-      return wallet === undefined ? undefined : recordIdentity(wallet).name;
-    } catch {
-      return undefined;
-    }
+    const names = await this.#walletNames();
+    return names?.get(walletId);
+  }
+
+  /**
+   * Every wallet's name, from one `GET /wallets` reused for WALLET_NAMES_FOR_MS: a burst of
+   * requests costs the provider one list, not one each. A failed read is not kept.
+   */
+  #walletNames(): Promise<ReadonlyMap<string, string> | undefined> {
+    const now = Date.now();
+    if (this.#wallets && now - this.#wallets.at < WALLET_NAMES_FOR_MS) return this.#wallets.names;
+    const names = this.#deps.client.call('listWallets').then(
+      (response) => {
+        const named = new Map<string, string>();
+        for (const item of findList(response.body)?.items ?? []) {
+          const { id, name } = recordIdentity(item);
+          if (id && name) named.set(id, name);
+        }
+        return named;
+      },
+      () => {
+        this.#wallets = undefined;
+        return undefined;
+      },
+    );
+    this.#wallets = { at: now, names };
+    return names;
   }
 
   /** The one call to the provider, for a request this process has just claimed. */
@@ -467,6 +496,24 @@ export class ApprovalWorkflow {
     const request = await this.#deps.store.get(id);
     if (!request) return { kind: 'not_found' };
     return { kind: 'refused', reason: refusalOf(request) ?? 'It changed meanwhile.', request };
+  }
+}
+
+/**
+ * A click can reach payops a moment before the outbox has recorded where the card it came from
+ * was posted (Slack answers the post, then the store is written). Such a click, refused for
+ * coming from a message payops does not know yet, is tried again for a little while rather than
+ * refused at once.
+ */
+async function whenCardRecorded<T extends { kind: string; request?: PaymentRequest }>(
+  attempt: () => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + CARD_RECORDED_WITHIN_MS;
+  for (;;) {
+    const result = await attempt();
+    const cardUnrecorded = result.kind === 'refused' && result.request?.messageTs === undefined;
+    if (!cardUnrecorded || Date.now() >= deadline) return result;
+    await sleep(CARD_RECORDED_POLL_MS);
   }
 }
 

@@ -141,11 +141,44 @@ describe('the Slack outbox', () => {
     });
   });
 
+  it('a click on a card Slack has posted but payops has not yet recorded waits for the record, and counts', {
+    timeout: 30_000,
+  }, async () => {
+    r = await start();
+    // The post's answer is lost: payops records the card only once it has found it (≥ 0.5 s).
+    r.slack.dropAfterNext('chat.postMessage');
+    const sent = await r.driver.slashCommand({
+      text: payout(609),
+      userId: 'U0ALICE',
+      channelId: 'C0PAYOPS',
+    });
+    const card = await r.slack.waitFor(
+      () => r?.slack.channel(APPROVALS).messages.find((m) => m.metadata?.event_type === CARD_EVENT),
+      { description: 'the card in the channel' },
+    );
+    const id = Number(card.metadata?.event_payload.request_id);
+    expect((await r.bot.workflow.store.get(id))?.messageTs).toBeUndefined();
+    const click = await approve(r, card.ts);
+    const told = await r.slack.waitFor(
+      () =>
+        (r?.slack.responsesTo(click.responseUrlId as string).length ?? 0) > 0 ||
+        (r?.sandbox.requests.some((q) => q.operationId === 'createPayout') ?? false),
+      { description: 'the click worked on', timeoutMs: 10_000 },
+    );
+    expect(told).toBe(true);
+    expect(r.slack.responsesTo(click.responseUrlId as string)).toEqual([]);
+    expect(r.sandbox.requests.filter((q) => q.operationId === 'createPayout')).toHaveLength(1);
+    await r.slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
+  });
+
   it('keeps to Slack’s limits: a burst of requests waits in the outbox instead of meeting 429s', {
     timeout: 60_000,
   }, async () => {
     // Slack's limits ×10, and payops pacing itself to the same ×10.
-    r = await start({ rateLimits: { scale: 10 } }, { PAYOPS_SLACK_RATE_SCALE: '10' });
+    r = await start({ rateLimits: { scale: 10 } });
+    const walletListsBefore = r.sandbox.requests.filter(
+      (q) => q.operationId === 'listWallets',
+    ).length;
     const sent = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
         r?.driver.slashCommand({ text: payout(300 + i), userId: 'U0ALICE', channelId: 'C0PAYOPS' }),
@@ -156,6 +189,9 @@ describe('the Slack outbox', () => {
     const cards = postsBy(r, CARD_EVENT, 'request_id');
     expect(cards.size).toBe(40);
     expect([...cards.values()].every((n) => n === 1)).toBe(true);
+    // Wallet names for the cards: one list from the provider for the whole burst.
+    const walletLists = r.sandbox.requests.filter((q) => q.operationId === 'listWallets').length;
+    expect(walletLists - walletListsBefore).toBe(1);
     const slackCalls = r.slack.calls.length;
     const refused = Object.values(r.slack.rateLimited).reduce((a, b) => a + b, 0);
     expect(refused / slackCalls).toBeLessThan(0.02);

@@ -128,7 +128,7 @@ export async function runDemoConsole(options: DemoConsoleOptions): Promise<void>
   await new DemoConsole(options).run();
 }
 
-/** A button from the last answers, with where it is, so a click can be sent for it. */
+/** A button shown so far, with where it is, so a click can be sent for it. */
 interface Clickable extends NumberedButton {
   readonly surface:
     | { readonly message: { readonly channel: string; readonly ts: string } }
@@ -250,7 +250,7 @@ class DemoConsole {
       ],
       ['as <name>', `become someone else: ${people.join(', ')}`],
       ['in <#channel>', `go to another channel: ${channels.join(', ')}`],
-      ['click <n>', 'click button [n] of the last answer'],
+      ['click <n>', 'click button [n], of any message shown so far'],
       ['help', 'this list'],
       ['quit', 'stop everything (Ctrl-D does too)'],
     ];
@@ -309,8 +309,8 @@ class DemoConsole {
       const last = this.buttons.length;
       this.write(
         last === 0
-          ? 'The last answer has no buttons to click.\n'
-          : `There is no button [${typed}]: the last answer has [1] to [${last}].\n`,
+          ? 'No button has been shown yet.\n'
+          : `There is no button [${typed}]: buttons shown so far are [1] to [${last}].\n`,
       );
       return;
     }
@@ -393,25 +393,23 @@ class DemoConsole {
   }
 
   private print(sightings: Sighting[]): void {
-    const buttons: Clickable[] = [];
-    let answered = false;
     for (const sighting of sightings) {
       if (sighting.kind === 'removed') {
         this.write(`payops deleted a message in ${this.directory.place(sighting.channelId)}.\n`);
       } else if (sighting.kind === 'failure') {
         this.write(this.style.dim(`(${sighting.what} failed: ${sighting.detail})\n`));
       } else {
+        // Numbered on from every button shown before: any of them can be clicked later.
         const { heading, rendering, surface, visibleTo } = this.present(
           sighting,
-          buttons.length + 1,
+          this.buttons.length + 1,
         );
         this.show(heading, rendering);
-        buttons.push(...rendering.buttons.map((button) => ({ ...button, surface, visibleTo })));
-        answered = true;
+        this.buttons.push(
+          ...rendering.buttons.map((button) => ({ ...button, surface, visibleTo })),
+        );
       }
     }
-    // The buttons on offer are those of the last answer shown, which may have none.
-    if (answered) this.buttons = buttons;
   }
 
   /** A message or modal as text, with where its buttons are and who may click them. */

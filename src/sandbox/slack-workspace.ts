@@ -93,6 +93,8 @@ export const DEFAULT_USER_GROUPS: Readonly<Record<string, UserGroupConfig>> = {
 
 export const DEFAULT_CHANNELS: Readonly<Record<string, SlackChannel>> = {
   C0PAYOPS: { name: 'payops' },
+  /** Where the rehearsal's approval cards go (REHEARSAL_APPROVALS_CHANNEL). */
+  C0APPROVALS: { name: 'approvals' },
   C0GENERAL: { name: 'general' },
 };
 

@@ -97,7 +97,9 @@ describe('the demo console in front of the real bot', () => {
   it('unknown people and channels are refused with the known ones; a deactivated account cannot act', async () => {
     const printed = await run(['as zed', 'in #nowhere', 'as frank']);
     expect(printed).toContain('no one called "zed" here. People: alice, bob, carol, dave, erin.');
-    expect(printed).toContain('no channel "#nowhere" here. Channels: #payops, #general.');
+    expect(printed).toContain(
+      'no channel "#nowhere" here. Channels: #payops, #approvals, #general.',
+    );
     expect(printed).toContain("frank's account is deactivated");
     expect(printed).toMatch(/alice@#payops> \n$/);
   });
@@ -238,10 +240,17 @@ describe('buttons, clicks and messages the bot posts anywhere', () => {
   it('a button no one offered, or on a message only someone else sees, is not clicked', async () => {
     const before = clicks.length;
     const printed = await run(['click 1', '/pay secret', 'click 3', 'as erin', 'click 2']);
-    expect(printed).toContain('The last answer has no buttons to click.');
-    expect(printed).toContain('There is no button [3]: the last answer has [1] to [2].');
+    expect(printed).toContain('No button has been shown yet.');
+    expect(printed).toContain('There is no button [3]: buttons shown so far are [1] to [2].');
     expect(printed).toContain('Only @alice sees that message, so only they can click its buttons.');
     expect(clicks.length).toBe(before);
+  });
+
+  it('any button shown earlier can be clicked later, whatever came since', async () => {
+    const printed = await run(['/pay request', '/pay secret', 'as bob', 'click 1']);
+    expect(printed).toContain('[3] Approve  [4] Reject');
+    expect(printed).toContain('@bob clicks [1] Approve');
+    expect(clicks.at(-1)).toEqual({ user: 'U0BOB', action: 'approve', value: 'request-1' });
   });
 
   it('a message the bot posts elsewhere is shown with where it went; a failed call is shown too', async () => {

@@ -91,7 +91,7 @@ describe('the Slack outbox', () => {
         description: 'both approved payouts at the provider',
       },
     );
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
     const failedDuringOutage = r.slack.calls.filter((call) => call.status === 500).length;
     expect(failedDuringOutage).toBeGreaterThan(2);
     endOutage();
@@ -239,10 +239,6 @@ describe('the Slack outbox', () => {
     r.slack.failNext('chat.postMessage', 'internal_error', { status: 500 });
     const { id: second } = await requested(r, 508);
     const card = (await r.bot.workflow.deliveries(second)).find((d) => d.kind === 'card');
-    console.log(
-      JSON.stringify(card),
-      JSON.stringify(r.slack.calls.slice(-6).map((c) => [c.method, c.status, c.response.error])),
-    );
     expect(card).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 });

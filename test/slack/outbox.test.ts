@@ -116,15 +116,15 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
 
   it('a live sender keeps its claim while Slack is slow: the other never posts the same card', async () => {
     const { id } = await requests.create(newRequest());
-    // Slack takes 2 s to answer; a claim lasts 600 ms unless its holder renews it.
-    slack.delayNext('chat.postMessage', 2_000, { times: 5 });
-    dispatcher('A', 600).start();
-    dispatcher('B', 600).start();
+    // Slack takes 1.8 s to answer; a claim lasts 300 ms unless its holder renews it.
+    slack.delayNext('chat.postMessage', 1_800, { times: 5 });
+    dispatcher('A', 300).start();
+    dispatcher('B', 300).start();
     await expect
       .poll(async () => (await requests.get(id))?.messageTs, { timeout: 10_000 })
       .toBeTruthy();
-    // Any second post taken up meanwhile would land within Slack's 2 s.
-    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    // Any second post taken up meanwhile would land within Slack's 1.8 s.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(cardsOf(id)).toHaveLength(1);
   });
 

@@ -12,17 +12,16 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { PGlite, parse as pgParse, protocol, type Transaction } from '@electric-sql/pglite';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { firstMessage, forkModule } from '../lib/run-module.ts';
 import type { Database, Queryable } from './database.ts';
 
 /**
- * Embedded PostgreSQL (PGlite) in a folder. Two processes opening one PGlite folder silently
- * lose committed rows, so the folder is locked for this process alone; PGlite also runs with
- * fsync off (safe against a process crash, not an OS crash): use PostgreSQL in production.
+ * Embedded PostgreSQL (PGlite) in a folder, locked for one process (two on one folder lose
+ * committed rows). Its mechanisms are described in docs/architecture.md, "The store".
  */
 
-/** Measured: RSS 863 MB with PGlite's defaults, 745 MB with these (2,000-row workload). */
+/** Smaller buffers than PGlite's defaults: less memory for a small team's data. */
 export const PGLITE_CONFIG = ['shared_buffers=16MB', 'wal_buffers=1MB'].join('\n');
 
 export class DataDirLocked extends Error {
@@ -60,10 +59,9 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
       await target.exec(sql);
     },
   });
-  const prepared = preparedQuery(db);
   return {
     engine: 'pglite',
-    query: (sql, params = []) => inTurn(() => prepared(sql, params)),
+    query: (sql, params = []) => inTurn(() => queryable(db).query(sql, params)),
     exec: (sql) => inTurn(() => queryable(db).exec(sql)),
     // A transaction is one turn: the statements inside it go straight to PGlite.
     transaction: (work) => inTurn(() => db.transaction((tx) => work(queryable(tx)))),
@@ -82,70 +80,12 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
   };
 }
 
-/**
- * PGlite's `query` parses, describes and plans its statement at every call: 400 µs of the engine
- * thread for a click's read of its request, 135 µs with the statement prepared (measured, 3,000
- * reads). payops's SQL is a fixed set of texts, so each is prepared once under a name, as on
- * PostgreSQL; values are serialised and rows parsed exactly as `query` does. Statements inside a
- * transaction still go through `query` (a turn of their own is the transaction's).
- */
-function preparedQuery(db: PGlite): <Row>(sql: string, params: unknown[]) => Promise<Row[]> {
-  const { serialize } = protocol;
-  const statements = new Map<string, { name: string; paramTypes: number[] }>();
-  return async <Row>(sql: string, params: unknown[]) => {
-    // `query` says so itself; the protocol call would fail inside PGlite's wasm instead.
-    if (db.closed) throw new Error('PGlite is closed');
-    let statement = statements.get(sql);
-    if (statement === undefined) {
-      const name = `payops_${statements.size + 1}`;
-      const described = await db.execProtocol(
-        bytes([
-          serialize.parse({ name, text: sql }),
-          serialize.describe({ type: 'S', name }),
-          serialize.sync(),
-        ]),
-      );
-      statement = { name, paramTypes: pgParse.parseDescribeStatementResults(described.messages) };
-      statements.set(sql, statement);
-    }
-    const { paramTypes } = statement;
-    const values = params.map((value, index) => {
-      if (value === null || value === undefined) return null;
-      const serializer = db.serializers[paramTypes[index] as number];
-      return serializer ? serializer(value) : String(value);
-    });
-    const { messages } = await db.execProtocol(
-      bytes([
-        serialize.bind({ statement: statement.name, values }),
-        serialize.describe({ type: 'P' }),
-        serialize.execute({}),
-        serialize.sync(),
-      ]),
-    );
-    return (pgParse.parseResults(messages, db.parsers)[0]?.rows ?? []) as Row[];
-  };
-}
-
-/** Protocol messages back to back, sent to PGlite in one call. */
-function bytes(messages: Uint8Array[]): Uint8Array {
-  const joined = new Uint8Array(messages.reduce((length, message) => length + message.length, 0));
-  let offset = 0;
-  for (const message of messages) {
-    joined.set(message, offset);
-    offset += message.length;
-  }
-  return joined;
-}
-
 /** How long statements may run back to back before the event loop gets a turn. */
 const SLICE_MS = 2;
 
 /**
- * PGlite runs a statement synchronously on the calling thread and starts the next one queued
- * at once, in a microtask: a thousand queued statements keep the event loop from any I/O until
- * the last is done (measured: 1,000 reads, 300 ms without a single timer tick), so provider
- * answers, Slack answers and connection closes all wait behind them. Here they run one at a
- * time, and after SLICE_MS of them the event loop gets a turn (then: a tick every ~1 ms).
+ * PGlite runs statements synchronously on this thread, each queued one at once after the last:
+ * here they run one at a time, and every SLICE_MS the event loop gets a turn (acks, answers).
  */
 function takingTurns(): <T>(work: () => Promise<T>) => Promise<T> {
   let queue: Promise<unknown> = Promise.resolve();
@@ -171,15 +111,12 @@ function takingTurns(): <T>(work: () => Promise<T>) => Promise<T> {
   };
 }
 
-/** initdb and the migrations take 3–6 s here; a child still at it after this is stuck. */
+/** A creation (initdb and migrations, seconds) still running after this is stuck. */
 const CREATE_TIMEOUT_MS = 120_000;
 
 /**
- * A fresh folder is created (initdb) and brought to the current schema in a short-lived child
- * process: initdb leaves hundreds of MB of wasm memory in the process that runs it, for good —
- * even in a worker thread that has ended. Measured, RSS idle after a first start: 697 MB with
- * initdb in the process, 359 MB with it in a worker thread, 236 MB with it in a child process
- * (a restart on the same folder: 234–262 MB).
+ * A fresh folder is created (initdb) and migrated in a short-lived child process: initdb keeps
+ * hundreds of MB of wasm memory in the process that runs it, for good.
  */
 async function createApart(pgdata: string): Promise<void> {
   // Made under a name of its own and renamed when complete: a creation cut short (a crash, a

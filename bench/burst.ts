@@ -147,7 +147,7 @@ export async function runBurst(
 }
 
 /** A payout of its own amount each (below the two-approver threshold). */
-function payoutText(index: number): string {
+export function payoutText(index: number): string {
   const amount = (1 + index / 100).toFixed(2);
   return `payout wallet_id=wal_acme_sol_treasury amount=${amount} currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach`;
 }
@@ -232,7 +232,7 @@ async function approveAsCardsAppear(
 }
 
 /** The request a message of payops's is about, by its metadata, if it is of this type. */
-function markOf(message: { metadata?: unknown }, eventType: string): string | undefined {
+export function markOf(message: { metadata?: unknown }, eventType: string): string | undefined {
   const metadata = message.metadata as
     | { event_type?: unknown; event_payload?: Record<string, unknown> }
     | undefined;
@@ -242,7 +242,7 @@ function markOf(message: { metadata?: unknown }, eventType: string): string | un
 }
 
 /** Per request: none (lost) or more than one (duplicated) of the messages marked so. */
-function tally(
+export function tally(
   slack: SlackEmulation,
   eventType: string,
   requests: ReadonlySet<string>,

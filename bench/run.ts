@@ -7,18 +7,20 @@ import { rehearsalEnv } from '../src/sandbox/rehearsal.ts';
 import { DEFAULT_SLACK, startSlackEmulation } from '../src/sandbox/slack.ts';
 import { type BurstPlan, type BurstResult, runBurst } from './burst.ts';
 import { type LatencySummary, LoadWorker, sleep, summarize } from './load.ts';
+import { type OutagePlan, type OutageResult, runOutage } from './outage.ts';
 import { ChildApp, npmStartCommand, PeakRss } from './processes.ts';
 import { SlackRequests } from './slack-requests.ts';
 import { type BenchStore, embeddedStore, postgresStore } from './stores.ts';
 
 /**
- * `npm run bench` (a few minutes) and `npm run bench:quick` (about a minute). payops runs as
+ * `npm run bench` (about ten minutes) and `npm run bench:quick` (two or three). payops runs as
  * production runs it (`npm start`'s command, compiled), beside a bare Bolt app that only acks,
  * on embedded PGlite and, when DATABASE_URL or TEST_DATABASE_URL names a server, on a fresh
- * PostgreSQL database. Two phases per store:
+ * PostgreSQL database. Per store:
  * - guards: `/pay balance` at 100 commands a second with the provider answering at once and
  *   after 2 s: ack p99 under 50 ms, no failed ack, and RSS idle and at peak beside the bare app;
- * - the burst (bench/burst.ts), with Slack's limits enforced: on PostgreSQL also with two replicas.
+ * - the burst (bench/burst.ts), with Slack's limits enforced: on PostgreSQL also with two replicas;
+ * - Slack failing for a while, then recovering (bench/outage.ts).
  * Exits 1 if a target is missed.
  */
 
@@ -32,18 +34,26 @@ const PROVIDER_LATENCIES_MS = [0, 2_000];
 const ANSWER_WITHIN_MS = 60_000;
 const BURST_COMPLETION_RATIO = 1.25;
 const BURST_RATE_LIMITED_SHARE = 0.02;
+/** After Slack recovers from an outage, everything waiting is delivered within this. */
+const OUTAGE_RECOVERY_SEC = 120;
 
 interface Plan {
   guardRunMs: number;
   burst: BurstPlan;
+  outage: OutagePlan;
 }
 
 const PLANS: Record<'full' | 'quick', Plan> = {
   full: {
     guardRunMs: 10_000,
     burst: { requests: 300, arrivalMs: 1_000, scale: 20, connections: 50 },
+    outage: { outageMs: 120_000, requests: 10 },
   },
-  quick: { guardRunMs: 2_000, burst: { requests: 60, arrivalMs: 200, scale: 20, connections: 20 } },
+  quick: {
+    guardRunMs: 2_000,
+    burst: { requests: 120, arrivalMs: 400, scale: 20, connections: 20 },
+    outage: { outageMs: 10_000, requests: 3 },
+  },
 };
 
 interface GuardRow {
@@ -57,6 +67,7 @@ interface StoreResults {
   guards: GuardRow[];
   rssMb: { payopsIdle: number; payopsPeak: number; bareIdle: number; barePeak: number };
   bursts: BurstResult[];
+  outage: OutageResult;
 }
 
 async function main(): Promise<void> {
@@ -105,7 +116,15 @@ async function benchStore(plan: Plan, load: LoadWorker, store: BenchStore): Prom
       await fresh.dispose();
     }
   }
-  return { store: store.engine, guards, rssMb, bursts };
+  progress(`${store.engine}: Slack failing for ${plan.outage.outageMs / 1000} s`);
+  const fresh = await freshLike(store);
+  let outage: OutageResult;
+  try {
+    outage = await runOutage(plan.outage, fresh, startPayops);
+  } finally {
+    await fresh.dispose();
+  }
+  return { store: store.engine, guards, rssMb, bursts, outage };
 }
 
 /** The ack guards at each provider latency, payops and the bare app in turns. */
@@ -242,6 +261,24 @@ function report(results: StoreResults[], mode: string): string[] {
       if (!(Math.max(b.commandAcks.p99, b.clickAcks.p99) < GUARD_ACK_P99_MS)) {
         misses.push(`${where}: ack p99 ${ms(b.commandAcks.p99)} / ${ms(b.clickAcks.p99)} ms`);
       }
+    }
+  }
+  console.log('\nSlack answering every chat.* call with 500, then recovering (Slack limits ×1)');
+  console.log(
+    '| store | outage (s) | requests | failed calls | last card after (s) | last outcome after (s) | cards lost/dup | outcomes lost/dup | payouts |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const { outage: o } of results) {
+    console.log(
+      `| ${o.store} | ${o.outageSec} | ${o.requests} | ${o.failedCalls} | ${o.lastCardAfterSec.toFixed(1)} | ${o.lastOutcomeAfterSec.toFixed(1)} | ${o.cards.lost}/${o.cards.duplicated} | ${o.outcomes.lost}/${o.outcomes.duplicated} | ${o.providerPayouts} |`,
+    );
+    if (o.cards.lost + o.cards.duplicated + o.outcomes.lost + o.outcomes.duplicated > 0) {
+      misses.push(`${o.store} outage: cards or outcomes lost or duplicated`);
+    }
+    if (Math.max(o.lastCardAfterSec, o.lastOutcomeAfterSec) > OUTAGE_RECOVERY_SEC) {
+      misses.push(
+        `${o.store} outage: delivered ${Math.max(o.lastCardAfterSec, o.lastOutcomeAfterSec).toFixed(0)} s after Slack recovered`,
+      );
     }
   }
   for (const { bursts } of results) {

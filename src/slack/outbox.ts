@@ -237,7 +237,8 @@ export class SlackOutbox {
         return;
       }
       if (outcome.kind === 'wait' && Date.parse(delivery.giveUpAt) > this.#now() + outcome.ms) {
-        logger.warn(
+        // Said once at warn; the retries of a long Slack outage would otherwise flood the log.
+        logger[delivery.attempts === 1 ? 'warn' : 'debug'](
           { ...log, attempts: delivery.attempts, error: outcome.error },
           'Slack delivery will be tried again',
         );

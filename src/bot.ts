@@ -43,8 +43,8 @@ export interface RunningBot {
 
 /**
  * The composition root, for production, tests and the demo alike: config → Payments client →
- * first checks → store → workflow → Slack outbox → Bolt app. Refuses to start unless the
- * provider's first checks pass for the expected business.
+ * first checks → Slack identity (auth.test) → store → workflow → Slack outbox → Bolt app.
+ * Refuses to start unless the provider's first checks pass for the expected business.
  */
 export async function startBot(
   config: Config,

@@ -52,11 +52,11 @@ export interface DeliveryStatus {
 export interface OutboxPort {
   due(limit: number): Promise<Delivery[]>;
   claim(ids: number[], claimedBy: string, leaseMs: number): Promise<Delivery[]>;
-  /** `where`: a posted card's channel and ts. */
+  /** `where`: a card's channel and ts, and whether it was found rather than posted now. */
   delivered(
     id: number,
     claimedBy: string,
-    where: { channelId: string; ts: string } | undefined,
+    where: { channelId: string; ts: string; found: boolean } | undefined,
   ): Promise<boolean>;
   retryLater(
     id: number,
@@ -66,10 +66,10 @@ export interface OutboxPort {
     maybePosted: boolean,
   ): Promise<void>;
   failed(id: number, claimedBy: string, error: string): Promise<boolean>;
-  /** The holder is alive: its claims last another `leaseMs`. */
-  renewClaims(claimedBy: string, leaseMs: number): Promise<void>;
-  /** Claims whose holder died or hung past the lease: waiting again. */
-  recoverClaims(): Promise<void>;
+  /** The holder is alive and still sending these: their claims last another `leaseMs`. */
+  renewClaims(claimedBy: string, ids: readonly number[], leaseMs: number): Promise<void>;
+  /** Claims of dead holders back to waiting; what waits in vain, failed. */
+  housekeeping(): Promise<void>;
   nextDueAt(): Promise<Date | undefined>;
   ofRequest(requestId: number): Promise<DeliveryStatus[]>;
 }

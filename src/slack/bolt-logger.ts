@@ -49,8 +49,16 @@ const BOLT_LEVELS: Record<string, LogLevel> = {
  */
 const MESSAGE_BODY = /^(http request (?:body|result): ).*$/s;
 
+/**
+ * Socket Mode logs each raw payload at debug: a response_url or trigger_id in it lets anyone
+ * holding the log answer as payops for half an hour, so their values are dropped.
+ */
+const CAPABILITIES = /("?(?:response_url|trigger_id)"?\s*[:=]\s*"?)[^"&\s,}]+/g;
+
 function withoutMessageBodies(text: string): string {
-  return text.replace(MESSAGE_BODY, '$1[omitted: may hold beneficiary details]');
+  return text
+    .replace(MESSAGE_BODY, '$1[omitted: may hold beneficiary details]')
+    .replace(CAPABILITIES, '$1[redacted]');
 }
 
 function safeJson(value: unknown): string {

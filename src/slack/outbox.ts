@@ -64,12 +64,14 @@ const RECOVER_EVERY_MS = 1_000;
 const MIN_PASS_MS = 50;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
+/** A post whose answer never came is looked for no sooner: Slack may still be posting it. */
+const LOOK_AFTER_MS = 2_000;
 /** How many pages of channel history are read looking for a card whose post went unanswered. */
 const HISTORY_PAGES = 5;
 const DUE_BATCH = 200;
 
 type Outcome =
-  | { kind: 'delivered'; where?: { channelId: string; ts: string } }
+  | { kind: 'delivered'; where?: { channelId: string; ts: string; found: boolean } }
   | { kind: 'wait'; ms: number; error: string; maybePosted: boolean }
   | { kind: 'failed'; error: string };
 
@@ -96,7 +98,7 @@ export class SlackOutbox {
     this.#renewer = setInterval(() => {
       if (this.#sending.size === 0) return;
       this.#deps.store
-        .renewClaims(this.#deps.instanceId, leaseMs)
+        .renewClaims(this.#deps.instanceId, [...this.#sending.keys()], leaseMs)
         .catch((error) =>
           this.#deps.logger.warn({ err: error }, 'could not renew Slack delivery claims'),
         );
@@ -121,10 +123,10 @@ export class SlackOutbox {
   async stop(ms = DISPATCH_CALL_TIMEOUT_MS): Promise<void> {
     this.#running = false;
     this.#wake();
-    await this.#loop;
     const deadline = this.#now() + ms;
     let timer: NodeJS.Timeout | undefined;
     const flush = async () => {
+      await this.#loop;
       while (this.#now() < deadline) {
         const { picked } = await this.dispatchDue().catch(() => ({ picked: 0 }));
         await Promise.allSettled([...this.#sending.values()]);
@@ -146,7 +148,7 @@ export class SlackOutbox {
     const { store, limiter, instanceId } = this.#deps;
     if (this.#now() - this.#lastRecovery >= RECOVER_EVERY_MS) {
       this.#lastRecovery = this.#now();
-      await store.recoverClaims();
+      await store.housekeeping();
     }
     const due = await store.due(DUE_BATCH);
     let waitMs = IDLE_POLL_MS;
@@ -167,7 +169,9 @@ export class SlackOutbox {
       picked.push(delivery.id);
     }
     for (const delivery of await store.claim(picked, instanceId, this.#leaseMs())) {
-      const sending = this.#deliver(delivery).finally(() => this.#sending.delete(delivery.id));
+      const sending = this.#deliver(delivery)
+        .catch((error) => this.#deps.logger.error({ err: error }, 'a Slack delivery failed'))
+        .finally(() => this.#sending.delete(delivery.id));
       this.#sending.set(delivery.id, sending);
     }
     // Rows left waiting for a token: look again when one is in. A full batch: there may be more.
@@ -295,7 +299,8 @@ export class SlackOutbox {
     const channel = this.#deps.approvalsChannelId;
     if (delivery.maybePosted) {
       const found = await this.#findCard(channel, request.id, delivery.enqueuedAt);
-      if (found) return { kind: 'delivered', where: { channelId: channel, ts: found } };
+      if (found)
+        return { kind: 'delivered', where: { channelId: channel, ts: found, found: true } };
       // Not there: it was never posted.
       delivery.maybePosted = false;
     }
@@ -308,6 +313,7 @@ export class SlackOutbox {
       where: {
         channelId: (posted.channel as string | undefined) ?? channel,
         ts: posted.ts as string,
+        found: false,
       },
     };
   }
@@ -324,46 +330,56 @@ export class SlackOutbox {
   }
 
   /** A card of this request posted by payops since `since`, found by its metadata. */
-  async #findCard(channel: string, requestId: number, since: string): Promise<string | undefined> {
-    let cursor: string | undefined;
-    for (let page = 0; page < HISTORY_PAGES; page++) {
-      const result: WebAPICallResult & { messages?: HistoryMessage[] } =
-        await this.#deps.client.conversations.history({
+  #findCard(channel: string, requestId: number, since: string): Promise<string | undefined> {
+    const oldest = String(Math.floor(Date.parse(since) / 1000) - 60);
+    return this.#lookFor(
+      (cursor) =>
+        this.#deps.client.conversations.history({
           channel,
-          oldest: String(Math.floor(Date.parse(since) / 1000) - 60),
+          oldest,
           include_all_metadata: true,
           limit: 200,
           ...(cursor ? { cursor } : {}),
-        });
-      const found = result.messages?.find((message) =>
-        marks(message, CARD_EVENT, 'request_id', requestId),
-      );
+        }),
+      (message) => marks(message, CARD_EVENT, 'request_id', requestId),
+    );
+  }
+
+  /**
+   * The ts of the first message on up to HISTORY_PAGES pages that `matches`. Not seen within
+   * them: never guessed — the delivery waits (a person can look, `/pay request N`).
+   */
+  async #lookFor(
+    page: (cursor: string | undefined) => Promise<WebAPICallResult & { messages?: unknown[] }>,
+    matches: (message: HistoryMessage) => boolean,
+  ): Promise<string | undefined> {
+    let cursor: string | undefined;
+    for (let read = 0; read < HISTORY_PAGES; read++) {
+      const result = await page(cursor);
+      const found = (result.messages as HistoryMessage[] | undefined)?.find(matches);
       if (found?.ts) return found.ts;
       cursor = result.response_metadata?.next_cursor || undefined;
       if (!cursor) return undefined;
     }
-    // Not seen within the pages read: never guess, keep the card waiting for a person to look.
-    throw new Error('the card was not found in the recent history read; not posting blind');
+    throw new Error('not found in the messages read; not posting blind');
   }
 
   async #postNotice(delivery: Delivery, request: PaymentRequest): Promise<Outcome> {
     const channel = delivery.channelId as string;
     const thread = delivery.messageTs as string;
     if (delivery.maybePosted) {
-      const replies: WebAPICallResult & { messages?: HistoryMessage[] } =
-        await this.#deps.client.conversations.replies({
-          channel,
-          ts: thread,
-          include_all_metadata: true,
-          limit: 200,
-        });
-      if (
-        replies.messages?.some((message) =>
-          marks(message, NOTICE_EVENT, 'delivery_id', delivery.id),
-        )
-      ) {
-        return { kind: 'delivered' };
-      }
+      const found = await this.#lookFor(
+        (cursor) =>
+          this.#deps.client.conversations.replies({
+            channel,
+            ts: thread,
+            include_all_metadata: true,
+            limit: 200,
+            ...(cursor ? { cursor } : {}),
+          }),
+        (message) => marks(message, NOTICE_EVENT, 'delivery_id', delivery.id),
+      );
+      if (found) return { kind: 'delivered' };
       delivery.maybePosted = false;
     }
     await this.#deps.client.chat.postMessage({
@@ -425,7 +441,12 @@ export class SlackOutbox {
     const code = (error as { code?: unknown }).code;
     if (code === ErrorCode.RateLimitedError) {
       const ms = Math.max(1, (error as WebAPIRateLimitedError).retryAfter) * 1000;
-      await this.#deps.limiter.block(this.#callsOf(delivery), ms);
+      // Shared with the other replicas; if the store cannot say so now, this row still waits.
+      await this.#deps.limiter
+        .block(this.#callsOf(delivery), ms)
+        .catch((blocked) =>
+          this.#deps.logger.warn({ err: blocked }, 'could not share a Retry-After'),
+        );
       return { kind: 'wait', ms, error: 'Slack said to slow down (429)', maybePosted: unseen };
     }
     if (code === ErrorCode.PlatformError) {
@@ -451,11 +472,11 @@ export class SlackOutbox {
         maybePosted: posts || unseen,
       };
     }
-    // A timeout or a dropped connection: it may have been posted.
+    // A timeout or a dropped connection: it may have been posted, and Slack may still be at it.
     const message = error instanceof Error ? error.message : String(error);
     return {
       kind: 'wait',
-      ms: backoff(delivery.attempts),
+      ms: posts ? Math.max(LOOK_AFTER_MS, backoff(delivery.attempts)) : backoff(delivery.attempts),
       error: `no answer from Slack (${maskLongNumbers(message).slice(0, 200)})`,
       maybePosted: posts || unseen,
     };

@@ -14,6 +14,24 @@ import type { Database } from './database.ts';
  * process (a conditional update: a row another replica claimed is not returned), and settled.
  */
 
+/**
+ * The approval card of each request in `source` redrawn as it is now: joins the request's
+ * waiting redraw if it has one (a busy request costs one chat.update), else a new one due at
+ * `due`. Delivered by the Slack outbox.
+ */
+export function enqueueCardUpdate(source: string, due = 'now()'): string {
+  return `insert into slack_outbox (request_id, kind, due_at, give_up_at)
+    select id, 'card_update', ${due}, now() + interval '24 hours' from ${source}
+    on conflict (request_id) where kind = 'card_update' and state = 'waiting'
+    do update set due_at = least(slack_outbox.due_at, excluded.due_at), enqueued_at = now()`;
+}
+
+/** A line to the requester in the card's thread, telling `event` (a status, or what was learnt). */
+export function enqueueNotice(source: string, event: string): string {
+  return `insert into slack_outbox (request_id, kind, event, give_up_at)
+    select id, 'notice', ${event}, now() + interval '24 hours' from ${source}`;
+}
+
 const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.attempts, o.maybe_posted,
   o.enqueued_at, o.give_up_at, r.channel_id, r.message_ts`;
 
@@ -48,31 +66,41 @@ const CLAIM = `
   select ${DELIVERY_COLUMNS} from claimed o join payment_requests r on r.id = o.request_id`;
 
 /**
- * Delivered, by the process that holds the claim. A posted card records where it is, and the
- * redraws enqueued before it was drawn are superseded by it.
+ * Delivered, by the process that holds the claim. A posted card records where it is; a card
+ * found in the channel's history (its post's answer was lost) may have been drawn before later
+ * changes, so it is redrawn.
  */
 const DELIVERED = `
   with done as (
     update slack_outbox set state = 'delivered', delivered_at = now(), last_error = null,
            claimed_until = null
      where id = $1 and claimed_by = $2 and state = 'sending'
-    returning request_id, kind, claimed_at
+    returning request_id, kind
   ), card as (
     update payment_requests r set channel_id = $3, message_ts = $4, updated_at = now()
       from done where done.kind = 'card' and r.id = done.request_id
-  ), superseded as (
-    update slack_outbox u set state = 'superseded'
-      from done
-     where done.kind = 'card' and u.request_id = done.request_id and u.kind = 'card_update'
-       and u.state = 'waiting' and u.enqueued_at < done.claimed_at
+    returning r.id
+  ), redraw as (
+    ${enqueueCardUpdate('card where $5::boolean')}
   )
   select count(*) as settled from done`;
 
-/** Back to waiting, due again in $3 ms. */
+/**
+ * A claimed row back to waiting, or, for a redraw while another redraw of the same card already
+ * waits, superseded by it (it draws the card as it is then; one waiting redraw per card).
+ */
+function backToWaiting(row: string): string {
+  return `case when ${row}.kind = 'card_update' and exists (
+      select 1 from slack_outbox w where w.request_id = ${row}.request_id
+         and w.kind = 'card_update' and w.state = 'waiting' and w.id <> ${row}.id)
+    then 'superseded' else 'waiting' end`;
+}
+
+/** Back to waiting, due again in $3 ms; $5: whether a post of it may be out there unseen. */
 const RETRY_LATER = `
-  update slack_outbox set state = 'waiting', claimed_until = null, last_error = $4,
+  update slack_outbox o set state = ${backToWaiting('o')}, claimed_until = null, last_error = $4,
          due_at = now() + make_interval(secs => $3::double precision / 1000),
-         maybe_posted = maybe_posted or $5
+         maybe_posted = $5
    where id = $1 and claimed_by = $2 and state = 'sending'`;
 
 /**
@@ -103,14 +131,30 @@ const FAILED = `
   select count(*) as settled from failed`;
 
 /**
- * Claims whose holder died (or hung) past the lease: waiting again. Its post may have reached
- * Slack, so it is looked for first.
+ * Housekeeping, at every dispatcher's pass now and then: claims whose holder died (or hung) past
+ * the lease go back to waiting (a post may have reached Slack: it is looked for first); what
+ * waits on a card that was never posted, or waits past the time it meant something, fails.
  */
-const RECOVER_CLAIMS = `
-  update slack_outbox set state = 'waiting', claimed_until = null,
-         maybe_posted = maybe_posted or kind in ('card', 'notice'),
-         last_error = coalesce(last_error, 'its sender stopped before Slack answered')
-   where state = 'sending' and claimed_until < now()`;
+const HOUSEKEEPING = `
+  with recovered as (
+    update slack_outbox o set state = ${backToWaiting('o')}, claimed_until = null,
+           maybe_posted = o.maybe_posted or o.kind in ('card', 'notice'),
+           last_error = coalesce(o.last_error, 'its sender stopped before Slack answered')
+     where o.state = 'sending' and o.claimed_until < now()
+    returning o.id
+  ), orphaned as (
+    update slack_outbox d set state = 'failed', last_error = 'its approval card was never posted'
+     where d.state = 'waiting' and d.kind <> 'card' and d.event is distinct from 'card_failed'
+       and exists (select 1 from slack_outbox c
+                    where c.request_id = d.request_id and c.kind = 'card' and c.state = 'failed')
+    returning d.id
+  ), stale as (
+    update slack_outbox e set state = 'failed',
+           last_error = coalesce(e.last_error || '; ', '') || 'given up: no longer meaningful'
+     where e.state = 'waiting' and e.give_up_at < now()
+    returning e.id
+  )
+  select (select count(*) from recovered) as recovered`;
 
 export class OutboxStore implements OutboxPort {
   readonly #db: Database;
@@ -132,10 +176,16 @@ export class OutboxStore implements OutboxPort {
   async delivered(
     id: number,
     claimedBy: string,
-    where: { channelId: string; ts: string } | undefined,
+    where: { channelId: string; ts: string; found: boolean } | undefined,
   ): Promise<boolean> {
     return settled(
-      await this.#db.query(DELIVERED, [id, claimedBy, where?.channelId ?? null, where?.ts ?? null]),
+      await this.#db.query(DELIVERED, [
+        id,
+        claimedBy,
+        where?.channelId ?? null,
+        where?.ts ?? null,
+        where?.found ?? false,
+      ]),
     );
   }
 
@@ -153,16 +203,17 @@ export class OutboxStore implements OutboxPort {
     return settled(await this.#db.query(FAILED, [id, claimedBy, error]));
   }
 
-  async renewClaims(claimedBy: string, leaseMs: number): Promise<void> {
+  async renewClaims(claimedBy: string, ids: readonly number[], leaseMs: number): Promise<void> {
+    if (ids.length === 0) return;
     await this.#db.query(
-      `update slack_outbox set claimed_until = now() + make_interval(secs => $2::double precision / 1000)
-        where claimed_by = $1 and state = 'sending'`,
-      [claimedBy, leaseMs],
+      `update slack_outbox set claimed_until = now() + make_interval(secs => $3::double precision / 1000)
+        where claimed_by = $1 and id = any($2::bigint[]) and state = 'sending'`,
+      [claimedBy, ids, leaseMs],
     );
   }
 
-  async recoverClaims(): Promise<void> {
-    await this.#db.query(RECOVER_CLAIMS);
+  async housekeeping(): Promise<void> {
+    await this.#db.query(HOUSEKEEPING);
   }
 
   async ofRequest(requestId: number): Promise<DeliveryStatus[]> {
@@ -186,7 +237,8 @@ export class OutboxStore implements OutboxPort {
   /** When the next waiting delivery is due, if any: how long the dispatcher may sleep. */
   async nextDueAt(): Promise<Date | undefined> {
     const [row] = await this.#db.query<{ due_at: Date | string | null }>(
-      "select min(due_at) as due_at from slack_outbox where state = 'waiting'",
+      // Rows already due but held (waiting for their card) are not a reason to look sooner.
+      "select min(due_at) as due_at from slack_outbox where state = 'waiting' and due_at > now()",
     );
     return row?.due_at ? new Date(row.due_at) : undefined;
   }

@@ -34,10 +34,14 @@ const CREATE = `
   select key, capacity, now() from unnest($1::text[], $2::float8[]) as w(key, capacity)
   on conflict (key) do nothing`;
 
+/** Locks its rows in key order too, as TAKE does, so the two never deadlock. */
 const BLOCK = `
-  update slack_rate_buckets set blocked_until = greatest(blocked_until,
+  with locked as (
+    select key from slack_rate_buckets where key = any($1::text[]) order by key for update
+  )
+  update slack_rate_buckets b set blocked_until = greatest(b.blocked_until,
          now() + make_interval(secs => $2::double precision / 1000))
-   where key = any($1::text[])`;
+    from locked where b.key = locked.key`;
 
 export class RateBucketsStore implements RateBucketsPort {
   readonly #db: Database;

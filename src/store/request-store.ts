@@ -10,6 +10,7 @@ import {
 } from '../domain/approval.ts';
 import type { WriteOperationId } from '../domain/operations.ts';
 import type { Database, Queryable } from './database.ts';
+import { enqueueCardUpdate, enqueueNotice } from './outbox-store.ts';
 
 /**
  * Payment requests in SQL. Every change of status is one conditional UPDATE (`… where
@@ -85,24 +86,6 @@ const REQUEST_COLUMNS = `${REQUEST_ROW_COLUMNS}, coalesce(
 /** An audit row's columns as every statement that writes one names them. */
 const INSERT_AUDIT =
   'insert into audit_log (request_id, actor, event, from_status, to_status, fingerprint, detail)';
-
-/**
- * The approval card of each request in `source` redrawn as it is now: joins the request's
- * waiting redraw if it has one (a busy request costs one chat.update), else a new one due at
- * `due`. Delivered by the Slack outbox.
- */
-function enqueueCardUpdate(source: string, due = 'now()'): string {
-  return `insert into slack_outbox (request_id, kind, due_at, give_up_at)
-    select id, 'card_update', ${due}, now() + interval '24 hours' from ${source}
-    on conflict (request_id) where kind = 'card_update' and state = 'waiting'
-    do update set due_at = least(slack_outbox.due_at, excluded.due_at), enqueued_at = now()`;
-}
-
-/** A line to the requester in the card's thread, telling `event` (a status, or what was learnt). */
-function enqueueNotice(source: string, event: string): string {
-  return `insert into slack_outbox (request_id, kind, event, give_up_at)
-    select id, 'notice', ${event}, now() + interval '24 hours' from ${source}`;
-}
 
 const AUDIT_COLUMNS =
   'id, at, request_id, actor, event, from_status, to_status, fingerprint, detail';

@@ -16,15 +16,15 @@ describe.each(engines())('the Slack outbox store on %s', (engine) => {
   });
   afterAll(() => database.drop());
 
-  /** A request whose card is posted, as the dispatcher records it. */
-  async function posted(): Promise<number> {
+  /** A request whose card is posted (or found in the channel), as the dispatcher records it. */
+  async function posted(found = false): Promise<number> {
     const { id } = await requests.create(newRequest());
     const card = (await outbox.due(500)).find((d) => d.requestId === id && d.kind === 'card');
     await outbox.claim([card?.id as number], 'me', 60_000);
     await outbox.delivered(card?.id as number, 'me', {
       channelId: 'C1',
       ts: `1.${id}`,
-      found: false,
+      found,
     });
     return id;
   }
@@ -78,14 +78,7 @@ describe.each(engines())('the Slack outbox store on %s', (engine) => {
   });
 
   it('a card found in the channel (its answer lost) is redrawn as the request is now', async () => {
-    const { id } = await requests.create(newRequest());
-    const card = (await outbox.due(500)).find((d) => d.requestId === id && d.kind === 'card');
-    await outbox.claim([card?.id as number], 'me', 60_000);
-    await outbox.delivered(card?.id as number, 'me', {
-      channelId: 'C1',
-      ts: `2.${id}`,
-      found: true,
-    });
+    const id = await posted(true);
     expect((await redrawsOf(id)).map((d) => d.state)).toEqual(['waiting']);
   });
 });

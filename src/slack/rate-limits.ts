@@ -12,7 +12,7 @@ export interface Limit {
 
 /** Tier 3 (chat.update, conversations.*), Tier 4 (chat.postEphemeral), postMessage ~1/s. */
 export const SLACK_LIMITS = {
-  postMessagePerChannel: { perMinute: 60, burst: 3 },
+  postMessagePerChannel: { perMinute: 60, burst: 2 },
   postMessagePerWorkspace: { perMinute: 300, burst: 10 },
   'chat.update': { perMinute: 50, burst: 5 },
   'chat.postEphemeral': { perMinute: 100, burst: 10 },

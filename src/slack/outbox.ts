@@ -43,7 +43,6 @@ export interface OutboxDeps {
   instanceId: string;
   /** A claim not settled in this long is taken back (its process died or hung). */
   claimLeaseMs?: number;
-  now?: () => number;
 }
 
 /** The metadata event types that mark payops's own messages, to find them again. */
@@ -77,7 +76,6 @@ type Outcome =
 
 export class SlackOutbox {
   readonly #deps: OutboxDeps;
-  readonly #now: () => number;
   readonly #sending = new Map<number, Promise<void>>();
   #running = false;
   #loop: Promise<void> = Promise.resolve();
@@ -87,7 +85,6 @@ export class SlackOutbox {
 
   constructor(deps: OutboxDeps) {
     this.#deps = deps;
-    this.#now = deps.now ?? Date.now;
   }
 
   start(): void {
@@ -123,11 +120,11 @@ export class SlackOutbox {
   async stop(ms = DISPATCH_CALL_TIMEOUT_MS): Promise<void> {
     this.#running = false;
     this.#wake();
-    const deadline = this.#now() + ms;
+    const deadline = Date.now() + ms;
     let timer: NodeJS.Timeout | undefined;
     const flush = async () => {
       await this.#loop;
-      while (this.#now() < deadline) {
+      while (Date.now() < deadline) {
         const { picked } = await this.dispatchDue().catch(() => ({ picked: 0 }));
         await Promise.allSettled([...this.#sending.values()]);
         if (picked === 0) break;
@@ -146,8 +143,8 @@ export class SlackOutbox {
   /** Delivers what is due now; resolves with how many, and how long to wait before looking again. */
   async dispatchDue(): Promise<{ picked: number; waitMs: number }> {
     const { store, limiter, instanceId } = this.#deps;
-    if (this.#now() - this.#lastRecovery >= RECOVER_EVERY_MS) {
-      this.#lastRecovery = this.#now();
+    if (Date.now() - this.#lastRecovery >= RECOVER_EVERY_MS) {
+      this.#lastRecovery = Date.now();
       await store.housekeeping();
     }
     const due = await store.due(DUE_BATCH);
@@ -158,7 +155,7 @@ export class SlackOutbox {
     for (const delivery of due) {
       if (this.#sending.has(delivery.id)) continue;
       const calls = this.#callsOf(delivery);
-      const keys = calls.map(callKey);
+      const keys = limiter.keysOf(calls);
       if (keys.some((key) => spent.has(key))) continue;
       const tokenIn = await limiter.take(calls);
       if (tokenIn > 0) {
@@ -240,7 +237,7 @@ export class SlackOutbox {
         await store.delivered(delivery.id, instanceId, outcome.where);
         return;
       }
-      if (outcome.kind === 'wait' && Date.parse(delivery.giveUpAt) > this.#now() + outcome.ms) {
+      if (outcome.kind === 'wait' && Date.parse(delivery.giveUpAt) > Date.now() + outcome.ms) {
         // Said once at warn; the retries of a long Slack outage would otherwise flood the log.
         logger[delivery.attempts === 1 ? 'warn' : 'debug'](
           { ...log, attempts: delivery.attempts, error: outcome.error },
@@ -322,7 +319,7 @@ export class SlackOutbox {
     return {
       ...renderApprovalCard(request, {
         freeze,
-        now: new Date(this.#now()),
+        now: new Date(Date.now()),
         labels: request.labels,
       }),
       metadata: { event_type: CARD_EVENT, event_payload: { request_id: request.id } },
@@ -506,10 +503,6 @@ function refusalText(slackError: string, approvalsChannelId: string): string {
     default:
       return `Slack refused it (${slackError})`;
   }
-}
-
-function callKey(call: LimitedCall): string {
-  return call.method === 'chat.postMessage' ? `${call.method}:${call.channel}` : call.method;
 }
 
 interface HistoryMessage {

@@ -57,8 +57,12 @@ export class SlackRateLimiter {
 
   /** Slack answered 429: nothing of these kinds goes for `retryAfterMs`. */
   block(calls: readonly LimitedCall[], retryAfterMs: number): Promise<void> {
-    const keys = calls.flatMap((call) => this.#bucketsOf(call).map((bucket) => bucket.key));
-    return this.#buckets.block(keys, retryAfterMs);
+    return this.#buckets.block(this.keysOf(calls), retryAfterMs);
+  }
+
+  /** The names of the buckets these calls draw on. */
+  keysOf(calls: readonly LimitedCall[]): string[] {
+    return calls.flatMap((call) => this.#bucketsOf(call).map((bucket) => bucket.key));
   }
 
   /** The buckets a call draws on: its method's; for chat.postMessage, its channel's and the workspace's. */

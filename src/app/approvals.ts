@@ -75,12 +75,6 @@ export type ApproveResult =
   /** The last approval: the one call was made; `request.status` says how it went. */
   | { kind: 'executed'; request: PaymentRequest };
 
-/** A request the sweep changed, and whether its requester should be told in the thread. */
-export interface SweepChange {
-  request: PaymentRequest;
-  notify: boolean;
-}
-
 export type DecideResult =
   | Denied
   | { kind: 'not_found' }
@@ -308,9 +302,10 @@ export class ApprovalWorkflow {
 
   /**
    * Expires pending requests past their time, and turns executions abandoned by a dead
-   * process into `unknown` (then reconciles them) — never re-executing anything.
+   * process into `unknown` (then reconciles them) — never re-executing anything. Resolves with
+   * the requests it changed; what Slack is told of each is in the outbox with the change.
    */
-  async sweep(): Promise<SweepChange[]> {
+  async sweep(): Promise<PaymentRequest[]> {
     const now = this.#now();
     const expired = await this.#deps.store.expireDue(now);
     const abandoned = await this.#deps.store.recoverStale(this.#deps.leaseMs);
@@ -320,18 +315,9 @@ export class ApprovalWorkflow {
     const unresolved = (
       await this.#deps.store.listUnresolved(RECHECK_AFTER_MS, RECHECK_FOR_MS)
     ).filter((request) => !justRecovered.has(request.id));
-    const checks = await Promise.allSettled([
-      ...abandoned.map(async (request) => ({
-        request: await this.#reconcile(request),
-        notify: true,
-      })),
-      ...unresolved.map(async (request) => {
-        const rechecked = await this.#reconcile(request);
-        // Tell people only when something was learnt, not at every fruitless look.
-        const learnt = ['found', 'ambiguous'].includes(rechecked.reconciliation?.result ?? '');
-        return { request: rechecked, notify: learnt };
-      }),
-    ]);
+    const checks = await Promise.allSettled(
+      [...abandoned, ...unresolved].map((request) => this.#reconcile(request)),
+    );
     for (const check of checks) {
       if (check.status === 'rejected') {
         this.#deps.logger.error({ err: check.reason }, 'reconciliation failed; retried next sweep');
@@ -341,7 +327,7 @@ export class ApprovalWorkflow {
       check.status === 'fulfilled' ? [check.value] : [],
     );
     this.#changed();
-    return [...expired.map((request) => ({ request, notify: true })), ...reconciled];
+    return [...expired, ...reconciled];
   }
 
   /**

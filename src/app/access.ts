@@ -52,15 +52,24 @@ export class AccessControl {
 
   constructor(directory: GroupDirectory, options: { ttlMs?: number; now?: () => number } = {}) {
     this.#directory = directory;
-    this.#ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.#ttlMs = options.ttlMs ?? 60_000;
     this.#now = options.now ?? Date.now;
   }
 
-  async check(role: RoleMembers, userId: string): Promise<AccessDecision> {
+  /**
+   * Whether `userId` holds `role`. `fresh` asks the directory now rather than trusting a cached
+   * answer: for the decisions that move money, where a removal must take effect at once.
+   */
+  async check(
+    role: RoleMembers,
+    userId: string,
+    options: { fresh?: boolean } = {},
+  ): Promise<AccessDecision> {
     if (role.users.has(userId)) return { allowed: true };
     let unavailable = false;
     for (const groupId of role.groups) {
       try {
+        if (options.fresh) this.forget(groupId);
         if ((await this.#groupMembers(groupId)).has(userId)) return { allowed: true };
       } catch {
         unavailable = true;

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   bodyText,
   fingerprint,
+  holdKey,
   type PaymentRequest,
   type ProviderOutcome,
   type RequestLabels,
@@ -131,14 +132,16 @@ export class ApprovalWorkflow {
     if (missing.length > 0) return { kind: 'missing-scopes', missing };
     const body = bodyText(intent);
     const writeFingerprint = fingerprint(intent.operationId, intent.path, body);
+    const writeHoldKey = holdKey(intent.operationId, intent.path, body);
     // Told now rather than at the approval: the same write may already have been executed.
-    const twin = await this.#deps.store.unsettledTwin(writeFingerprint);
+    const twin = await this.#deps.store.unsettledTwin(writeHoldKey);
     if (twin) return { kind: 'held', twin };
     const request = await this.#deps.store.create({
       operationId: intent.operationId,
       path: { ...intent.path },
       body,
       fingerprint: writeFingerprint,
+      holdKey: writeHoldKey,
       requesterId,
       requiredApprovals: requiredApprovals(this.#deps.policy, intent),
       expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
@@ -167,6 +170,8 @@ export class ApprovalWorkflow {
   async approve(id: number, approverId: string, origin: ClickOrigin): Promise<ApproveResult> {
     const decision = await this.canApprove(approverId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
+    // The write's deadline counts from before the claim, so it is sent within the lease or not.
+    const claimStartedAt = performance.now();
     const result = await whenCardRecorded(() =>
       this.#deps.store.approve(
         id,
@@ -174,11 +179,12 @@ export class ApprovalWorkflow {
         this.#deps.instanceId,
         (request) =>
           this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
+        (request) => this.#stillCounted(request),
       ),
     );
     this.#changed();
     if (result.kind !== 'claimed') return result;
-    const executed = await this.#execute(result.request);
+    const executed = await this.#execute(result.request, result.claimToken, claimStartedAt);
     this.#changed();
     return { kind: 'executed', request: executed };
   }
@@ -308,10 +314,11 @@ export class ApprovalWorkflow {
   async sweep(): Promise<PaymentRequest[]> {
     const now = this.#now();
     const expired = await this.#deps.store.expireDue(now);
-    const abandoned = await this.#deps.store.recoverStale(this.#deps.leaseMs);
+    const recovered = await this.#deps.store.recoverStale(this.#deps.leaseMs);
+    const abandoned = recovered.filter((request) => request.status === 'unknown');
     // An unknown outcome not yet seen at the provider is looked for again, every sweep at most
     // once a minute, for a week: a late record must not go unnoticed and invite a second request.
-    const justRecovered = new Set(abandoned.map((request) => request.id));
+    const justRecovered = new Set(recovered.map((request) => request.id));
     const unresolved = (
       await this.#deps.store.listUnresolved(RECHECK_AFTER_MS, RECHECK_FOR_MS)
     ).filter((request) => !justRecovered.has(request.id));
@@ -327,7 +334,11 @@ export class ApprovalWorkflow {
       check.status === 'fulfilled' ? [check.value] : [],
     );
     this.#changed();
-    return [...expired, ...reconciled];
+    return [
+      ...expired,
+      ...recovered.filter((request) => request.status !== 'unknown'),
+      ...reconciled,
+    ];
   }
 
   /**
@@ -386,29 +397,31 @@ export class ApprovalWorkflow {
     return names;
   }
 
-  /** The one call to the provider, for a request this process has just claimed. */
-  async #execute(request: PaymentRequest): Promise<PaymentRequest> {
+  /**
+   * The one call to the provider, for a request this process has just claimed (`claimToken`,
+   * its deadline counted from `claimStartedAt`).
+   */
+  async #execute(
+    request: PaymentRequest,
+    claimToken: string,
+    claimStartedAt: number,
+  ): Promise<PaymentRequest> {
     const { client, logger } = this.#deps;
     const log = logger.child({ requestId: request.id, operationId: request.operationId });
-    // What is sent must be byte for byte what was approved.
-    if (fingerprint(request.operationId, request.path, request.body) !== request.fingerprint) {
-      log.error('payload does not match its approved fingerprint; not sent');
-      return this.#finish(request, 'failed', {
-        message: 'The stored payload no longer matches what was approved; nothing was sent.',
-      });
-    }
-    // A freeze that came after the claim still stops the call: nothing has been sent yet.
-    const freeze = await this.#deps.store.freezeState();
-    if (freeze.frozen) {
-      log.warn('payments frozen after the approval; not sent');
-      return this.#finish(request, 'failed', {
-        message: `Payments were frozen (${freeze.reason ?? 'no reason given'}) before it was sent: nothing was sent. Make a new request after /pay unfreeze.`,
+    const notSent = await this.#whyNotSend(request, claimToken, log);
+    if (notSent !== undefined) {
+      // Known not sent: recorded as such at once. If even that fails, the lease's end finds a
+      // claim never let out and records the same (`recoverStale`).
+      return this.#finish(request, 'failed', { message: notSent }).catch((error: unknown) => {
+        log.error({ err: error }, 'could not record a write that was not sent; the sweep will');
+        return request;
       });
     }
     try {
       const response = await client.call(request.operationId, {
         path: request.path,
         body: request.body,
+        deadlineFrom: claimStartedAt,
       });
       const identity = recordIdentity(findRecord(response.body));
       log.info({ providerId: identity.id, status: response.status }, 'write submitted');
@@ -439,6 +452,31 @@ export class ApprovalWorkflow {
     }
   }
 
+  /**
+   * Why the claimed write must not go out, or undefined once this process has proven it still
+   * holds the claim (the fence): nothing has been sent in any case where it says why.
+   */
+  async #whyNotSend(
+    request: PaymentRequest,
+    claimToken: string,
+    log: Logger,
+  ): Promise<string | undefined> {
+    // What is sent must be byte for byte what was approved.
+    if (fingerprint(request.operationId, request.path, request.body) !== request.fingerprint) {
+      log.error('payload does not match its approved fingerprint; not sent');
+      return 'The stored payload no longer matches what was approved; nothing was sent.';
+    }
+    try {
+      const fence = await this.#deps.store.markSending(request.id, claimToken, this.#deps.leaseMs);
+      if (fence.kind === 'send') return undefined;
+      log.warn({ reason: fence.reason }, 'claimed write not sent');
+      return fence.reason;
+    } catch (error) {
+      log.error({ err: error }, 'the store failed before the write was sent; not sent');
+      return 'payops could not reach its database right before sending it: nothing was sent. Make a new request if it is still wanted.';
+    }
+  }
+
   async #finish(
     request: PaymentRequest,
     status: 'submitted' | 'failed' | 'unknown',
@@ -462,6 +500,33 @@ export class ApprovalWorkflow {
       'reconciled an unknown outcome',
     );
     return (await this.#deps.store.recordReconciliation(request.id, reconciliation)) ?? request;
+  }
+
+  /**
+   * The earlier approvals that still count when this one could complete the request: each
+   * approver asked about now, not from a cache, since someone removed from the approvers since
+   * must not help move money.
+   */
+  async #stillCounted(request: PaymentRequest): Promise<{ counted: number } | { refusal: string }> {
+    const decisions = await Promise.all(
+      request.approvals.map((approval) =>
+        this.#deps.access.check(this.#deps.roles.approvers, approval.userId, { fresh: true }),
+      ),
+    );
+    if (decisions.some((d) => !d.allowed && d.reason === 'directory_unavailable')) {
+      return {
+        refusal:
+          'payops could not confirm with Slack that the earlier approvers are still approvers, so this approval was not counted. Try again in a minute.',
+      };
+    }
+    const counted = decisions.filter((decision) => decision.allowed).length;
+    if (counted < request.approvals.length) {
+      this.#deps.logger.warn(
+        { requestId: request.id, notCounted: request.approvals.length - counted },
+        'an earlier approval no longer counts: its approver is no longer an approver',
+      );
+    }
+    return { counted };
   }
 
   #clickRefusal(request: PaymentRequest, origin: ClickOrigin): string | undefined {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { plainDecimal } from './decimal.ts';
 import type { WriteOperationId } from './operations.ts';
 
 /**
@@ -68,10 +69,38 @@ export function fingerprint(
 }
 
 /**
- * Another request for exactly the same write (same fingerprint) that is being sent now, or
- * whose outcome is unknown and not settled (`outcomeSettled`): while one exists, the same write
- * cannot be requested again and the approval that would execute a pending twin is not counted,
- * since the first may have been executed.
+ * What the provider would read a write as, for the hold (`UnsettledTwin`): every string in the
+ * path and body NFKC-normalised, trimmed, with runs of spaces as one and upper-cased, and a
+ * decimal number written plainly (`5.50`, `05.500` → `5.5`). It over-matches on purpose — a
+ * second payment held by mistake waits, one let through may pay twice — and is never sent.
+ */
+export function holdKey(
+  operationId: WriteOperationId,
+  path: Readonly<Record<string, string>>,
+  body: string | undefined,
+): string {
+  const fields = body === undefined ? {} : (JSON.parse(body) as Record<string, unknown>);
+  const canonical = (entries: Record<string, unknown>) =>
+    Object.keys(entries)
+      .sort()
+      .map((name) => [name, canonicalValue(entries[name])]);
+  return createHash('sha256')
+    .update(JSON.stringify([operationId, canonical(path), canonical(fields)]))
+    .digest('hex')
+    .slice(0, 32);
+}
+
+function canonicalValue(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const text = value.normalize('NFKC').trim().replace(/\s+/g, ' ').toUpperCase();
+  return plainDecimal(text) ?? text;
+}
+
+/**
+ * Another request for the same write (same `holdKey`) that is being sent now, or whose outcome
+ * is unknown and not settled (`outcomeSettled`): while one exists, the same write cannot be
+ * requested again and the approval that would execute a pending twin is not counted, since the
+ * first may have been executed.
  */
 export interface UnsettledTwin {
   id: number;
@@ -125,6 +154,8 @@ export interface PaymentRequest {
   /** Exact JSON text to send; undefined for a write without a body. */
   body: string | undefined;
   fingerprint: string;
+  /** The canonical form's digest (`holdKey`): what the hold compares. */
+  holdKey: string;
   requesterId: string;
   status: RequestStatus;
   requiredApprovals: number;

@@ -73,3 +73,15 @@ export function multiplyDecimal(a: string, b: string, decimals: number): string 
   const divisor = 10n ** BigInt(scale - decimals);
   return fromScaled({ units: (product + divisor / 2n) / divisor, scale: decimals });
 }
+
+/**
+ * The shortest plain form of a number written as digits with an optional fraction (`05.500` →
+ * `5.5`, `3.00` → `3`), or undefined for anything else.
+ */
+export function plainDecimal(value: string): string | undefined {
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(value);
+  if (!match) return undefined;
+  const whole = (match[1] as string).replace(/^0+(?=\d)/, '');
+  const fraction = (match[2] ?? '').replace(/0+$/, '');
+  return fraction ? `${whole}.${fraction}` : whole;
+}

@@ -53,6 +53,11 @@ export interface CallInput {
   /** A write's JSON body. A string is sent byte for byte, as approved. */
   body?: string | Readonly<Record<string, unknown>>;
   signal?: AbortSignal;
+  /**
+   * When the deadline starts (a `performance.now()` reading), if before the call: an approved
+   * write's counts from its claim, so whatever waited since, it is sent within the lease or not.
+   */
+  deadlineFrom?: number;
 }
 
 export interface ApiResponse {
@@ -143,7 +148,7 @@ export class PaymentsClient {
     const maxAttempts = spec.kind === 'read' ? 1 + this.#options.readRetries : 1;
     for (let attempt = 1; ; attempt++) {
       try {
-        const response = await this.#attempt(operationId, spec, target, body, input.signal);
+        const response = await this.#attempt(operationId, spec, target, body, input);
         const result = { ...response, durationMs: performance.now() - started, attempts: attempt };
         this.#logCall(result);
         return result;
@@ -186,7 +191,7 @@ export class PaymentsClient {
     spec: OperationSpec,
     path: string,
     body: string | undefined,
-    signal: AbortSignal | undefined,
+    { signal, deadlineFrom }: CallInput,
   ): Promise<Omit<ApiResponse, 'durationMs' | 'attempts'>> {
     const isWrite = spec.kind === 'write';
     const timeoutMs = isWrite ? this.#options.writeTimeoutMs : this.#options.readTimeoutMs;
@@ -201,8 +206,8 @@ export class PaymentsClient {
     // The deadline covers the wait for a slot too: a slow provider cannot make requests pile
     // up without bound, and a write never reaches the provider later than
     // PAYMENTS_WRITE_TIMEOUT_MS after it was claimed (the execution lease relies on it).
-    const queuedAt = performance.now();
-    const release = await this.#acquire(operationId, isWrite, timeoutMs, signal);
+    const queuedAt = Math.min(deadlineFrom ?? Number.POSITIVE_INFINITY, performance.now());
+    const release = await this.#acquire(operationId, isWrite, timeoutMs, queuedAt, signal);
     const remainingMs = Math.max(1, timeoutMs - (performance.now() - queuedAt));
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new DeadlineExceeded()), remainingMs);
@@ -254,8 +259,20 @@ export class PaymentsClient {
     operationId: OperationId,
     isWrite: boolean,
     timeoutMs: number,
+    queuedAt: number,
     signal: AbortSignal | undefined,
   ): Promise<() => void> {
+    const notSent = (cause?: unknown) => {
+      const details = { operationId, cause };
+      const waited = `${operationId} waited ${Math.round(performance.now() - queuedAt)} ms`;
+      return isWrite
+        ? new NetworkError(`${waited}; the write was not sent`, details)
+        : new TimeoutError(`${waited}; not sent`, details);
+    };
+    // Sent with almost none of the deadline left, the call would time out in flight, and a
+    // write's outcome would be unknown for nothing.
+    const tooLate = () => performance.now() - queuedAt > timeoutMs * (1 - MIN_SEND_SHARE);
+    if (tooLate()) throw notSent();
     // A free slot needs no deadline: most calls never wait.
     const free = signal?.aborted ? undefined : this.#inFlight.tryAcquire();
     if (free) return free;
@@ -270,23 +287,16 @@ export class PaymentsClient {
         { operationId },
       );
     }
-    const queuedAt = performance.now();
-    const notSent = (cause?: unknown) => {
-      const details = { operationId, cause };
-      const waited = `${operationId} waited ${Math.round(performance.now() - queuedAt)} ms for a connection`;
-      return isWrite
-        ? new NetworkError(`${waited}; the write was not sent`, details)
-        : new TimeoutError(`${waited}; not sent`, details);
-    };
     let release: () => void;
     try {
-      release = await this.#inFlight.acquire({ signal, timeoutMs });
+      release = await this.#inFlight.acquire({
+        signal,
+        timeoutMs: Math.max(1, timeoutMs - (performance.now() - queuedAt)),
+      });
     } catch (cause) {
       throw notSent(cause);
     }
-    // A slot freed with almost none of the deadline left is given back: sent now, the call
-    // would time out in flight, and a write's outcome would be unknown for nothing.
-    if (performance.now() - queuedAt > timeoutMs * (1 - MIN_SEND_SHARE)) {
+    if (tooLate()) {
       release();
       throw notSent();
     }

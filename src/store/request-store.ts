@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { AnswerTarget } from '../app/outbox-port.ts';
 import {
   canTransition,
@@ -24,6 +25,7 @@ export interface NewRequest {
   path: Record<string, string>;
   body: string | undefined;
   fingerprint: string;
+  holdKey: string;
   requesterId: string;
   requiredApprovals: number;
   expiresAt: Date;
@@ -59,8 +61,11 @@ export type ApproveResult =
   | { kind: 'frozen'; freeze: FreezeState; request: PaymentRequest }
   /** Counted; more approvals are needed. */
   | { kind: 'recorded'; request: PaymentRequest }
-  /** Counted, and it was the last one needed: this caller alone must now execute it. */
-  | { kind: 'claimed'; request: PaymentRequest };
+  /**
+   * Counted, and it was the last one needed: this caller alone must now execute it, proving it
+   * still holds the claim with `claimToken` (`markSending`).
+   */
+  | { kind: 'claimed'; request: PaymentRequest; claimToken: string };
 
 /**
  * Checked on the request as read (the approval counts only if it is unchanged since): why this
@@ -69,10 +74,18 @@ export type ApproveResult =
 export type ApprovalRule = (request: PaymentRequest, approverId: string) => string | undefined;
 
 /**
+ * Asked only when this approval could complete a request: how many of its earlier approvals
+ * still count (their approvers may no longer be approvers), or why it cannot be told now.
+ */
+export type StillCounted = (
+  request: PaymentRequest,
+) => Promise<{ counted: number } | { refusal: string }>;
+
+/**
  * Columns are named, never `*`: a prepared statement whose result type changed (a replica
  * migrated a table) fails, and one naming its columns does not.
  */
-const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, requester_id,
+const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, requester_id,
   status, required_approvals, created_at, expires_at, updated_at, channel_id, message_ts,
   decided_by, reason, outcome, reconciliation, labels`;
 
@@ -117,7 +130,7 @@ const SELECT_REQUEST_AND_FREEZE = `
  * One approval counted and, when it is the last one needed ($5), the claim — each with its
  * audit row — in one statement, written only if the request is still pending at version $8
  * (the one its rules were checked against) and, for a claim, payments are not frozen and no
- * twin ($3 is the fingerprint) is unsettled: that twin is returned (`held_by`), so a held
+ * twin ($3 is the hold key) is unsettled: that twin is returned (`held_by`), so a held
  * claim costs no extra round trip and a refused click's read no extra work. For a
  * claim the kill switch is share-locked until commit (a locking read sees the latest freeze),
  * so no freeze lands between this check and the claim; a request changed meanwhile writes
@@ -130,7 +143,7 @@ const APPROVE_AND_CLAIM = `
   ), twin as (
     select json_build_object('id', t.id, 'status', t.status) as held_by
       from payment_requests t
-     where $5::boolean and t.fingerprint = $3 and t.id <> $1 and ${UNSETTLED}
+     where $5::boolean and t.hold_key = $3 and t.id <> $1 and ${UNSETTLED}
        -- Named only while the request is as it was read: if it changed, the caller reads again.
        and exists (select 1 from payment_requests r where r.id = $1 and r.version = $8 and r.status = 'pending')
      order by t.id limit 1
@@ -140,6 +153,7 @@ const APPROVE_AND_CLAIM = `
            status = case when $5::boolean then 'executing' else status end,
            claimed_at = case when $5::boolean then now() else claimed_at end,
            claimed_by = case when $5::boolean then $6 else claimed_by end,
+           claim_token = case when $5::boolean then $9 else claim_token end,
            updated_at = case when $5::boolean then now() else updated_at end
      where id = $1 and version = $8 and status = 'pending'
        and not ($5::boolean and (select frozen from kill_switch))
@@ -150,7 +164,7 @@ const APPROVE_AND_CLAIM = `
     returning approved_at
   ), approved_audit as (
     ${INSERT_AUDIT}
-    select id, $2, 'approved', 'pending', 'pending', $3, $4 from bumped returning id
+    select id, $2, 'approved', 'pending', 'pending', fingerprint, $4 from bumped returning id
   ), claimed_audit as (
     ${INSERT_AUDIT}
     select bumped.id, 'payops', 'claimed', 'pending', 'executing', bumped.fingerprint, $7
@@ -208,8 +222,8 @@ const FINISH_EXECUTION = `
 const CREATE_REQUEST = `
   with created as (
     insert into payment_requests
-      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12)
     returning ${REQUEST_TABLE_COLUMNS}
   ), created_audit as (
     ${INSERT_AUDIT}
@@ -249,6 +263,7 @@ export class RequestStore {
         requiredApprovals: request.requiredApprovals,
       }),
       request.answerTo ? JSON.stringify(request.answerTo) : null,
+      request.holdKey,
     ]);
     if (!row) throw new Error('the new request was not returned by its insert');
     return toRequest(row);
@@ -258,12 +273,12 @@ export class RequestStore {
     return load(this.#db, id);
   }
 
-  /** The first unsettled request for this exact write, if any (see `UnsettledTwin`). */
-  async unsettledTwin(fingerprint: string): Promise<UnsettledTwin | undefined> {
+  /** The first unsettled request for the same write, if any (see `UnsettledTwin`). */
+  async unsettledTwin(holdKey: string): Promise<UnsettledTwin | undefined> {
     const [row] = await this.#db.query<{ id: unknown; status: UnsettledTwin['status'] }>(
       `select t.id, t.status from payment_requests t
-        where t.fingerprint = $1 and ${UNSETTLED} order by t.id limit 1`,
-      [fingerprint],
+        where t.hold_key = $1 and ${UNSETTLED} order by t.id limit 1`,
+      [holdKey],
     );
     return row ? { id: Number(row.id), status: row.status } : undefined;
   }
@@ -300,9 +315,11 @@ export class RequestStore {
     approverId: string,
     claimedBy: string,
     rule: ApprovalRule,
+    stillCounted: StillCounted,
   ): Promise<ApproveResult> {
     // Optimistic: the rules run on the request as read, and the write counts only if nothing
     // changed since (its version), so no transaction holds a lock across a round trip.
+    const claimToken = randomUUID();
     for (let attempt = 1; attempt <= APPROVE_ATTEMPTS; attempt++) {
       const [row] = await this.#db.query<Row & FreezeRow & { version: unknown }>(
         `${SELECT_REQUEST_AND_FREEZE} and r.id = $1`,
@@ -312,7 +329,13 @@ export class RequestStore {
       const request = toRequest(row);
       const refusal = rule(request, approverId);
       if (refusal) return { kind: 'refused', reason: refusal, request };
-      const complete = request.approvals.length + 1 >= request.requiredApprovals;
+      let counted = request.approvals.length;
+      if (counted + 1 >= request.requiredApprovals) {
+        const earlier = await stillCounted(request);
+        if ('refusal' in earlier) return { kind: 'refused', reason: earlier.refusal, request };
+        counted = earlier.counted;
+      }
+      const complete = counted + 1 >= request.requiredApprovals;
       if (complete) {
         const freeze = toFreeze(row);
         if (freeze.frozen) return { kind: 'frozen', freeze, request };
@@ -326,15 +349,19 @@ export class RequestStore {
       >(APPROVE_AND_CLAIM, [
         id,
         approverId,
-        request.fingerprint,
+        request.holdKey,
         JSON.stringify({
-          approvals: request.approvals.length + 1,
+          approvals: counted + 1,
           required: request.requiredApprovals,
+          ...(counted < request.approvals.length && {
+            notCounted: request.approvals.length - counted,
+          }),
         }),
         complete,
         claimedBy,
         JSON.stringify({ claimedBy }),
         String(row.version),
+        claimToken,
       ]);
       if (!written?.approved_at) {
         const twin = written && toTwin(written);
@@ -356,7 +383,7 @@ export class RequestStore {
         status: 'executing',
         updatedAt: iso(written.claimed_updated_at),
       };
-      return { kind: 'claimed', request: claimed };
+      return { kind: 'claimed', request: claimed, claimToken };
     }
     throw new Error(
       `request ${id} changed ${APPROVE_ATTEMPTS} times while being approved; nothing was counted`,
@@ -476,21 +503,76 @@ export class RequestStore {
   }
 
   /**
-   * Requests left `executing` longer than the lease (by the database's clock, the one that
-   * stamped the claim): their call may or may not have reached the provider, so they become
-   * `unknown` — never executed again.
+   * The fence before the one call: records that it is being sent, only if the claim is still
+   * `claimToken`'s, within the lease `leaseMs` (by the database's clock, the one that stamped
+   * the claim and that `recoverStale` reads) and payments are not frozen. Whatever waited
+   * between the claim and here, a process that lost its claim gets `refused` and sends nothing.
    */
-  recoverStale(leaseMs: number): Promise<PaymentRequest[]> {
-    return this.#sweep(
+  async markSending(
+    id: number,
+    claimToken: string,
+    leaseMs: number,
+  ): Promise<{ kind: 'send' } | { kind: 'refused'; reason: string }> {
+    const [row] = await this.#db.query<{
+      sent: boolean;
+      frozen: boolean;
+      freeze_reason: string | null;
+    }>(
+      `with sending as (
+         update payment_requests set sent_at = now()
+          where id = $1 and status = 'executing' and claim_token = $2 and sent_at is null
+            and claimed_at > clock_timestamp() - make_interval(secs => $3::double precision / 1000)
+            and not (select frozen from freeze_state where id = 1)
+         returning id
+       )
+       select exists (select 1 from sending) as sent, f.frozen, f.reason as freeze_reason
+         from freeze_state f where f.id = 1`,
+      [id, claimToken, leaseMs],
+    );
+    if (row?.sent) return { kind: 'send' };
+    if (row?.frozen) {
+      return {
+        kind: 'refused',
+        reason: `Payments were frozen (${row.freeze_reason ?? 'no reason given'}) before it was sent: nothing was sent. Make a new request after /pay unfreeze.`,
+      };
+    }
+    return {
+      kind: 'refused',
+      reason:
+        'payops lost its claim on it before sending (it waited longer than the execution lease): nothing was sent. Make a new request if it is still wanted.',
+    };
+  }
+
+  /**
+   * Requests left `executing` longer than the lease (by the database's clock, the one that
+   * stamped the claim). One whose call was let out (`sent_at`), or claimed by a version of
+   * payops without the fence, may or may not have reached the provider: it becomes `unknown`,
+   * never executed again. One never let out cannot be sent any more (`markSending`): it failed,
+   * nothing was sent.
+   */
+  async recoverStale(leaseMs: number): Promise<PaymentRequest[]> {
+    const outlived = `status = 'executing' and claimed_at <= now() - make_interval(secs => $1::double precision / 1000)`;
+    const unsent = await this.#sweep(
+      `update payment_requests set status = 'failed',
+         outcome = coalesce(outcome, '{}'::jsonb) || '{"message": "it was never sent: payops stopped or failed between the claim and the call. Nothing was sent; make a new request if it is still wanted."}'::jsonb,
+         updated_at = now()
+       where ${outlived} and claim_token is not null and sent_at is null
+       returning id, fingerprint`,
+      leaseMs,
+      'executing',
+      'failed',
+    );
+    const outcomeUnknown = await this.#sweep(
       `update payment_requests set status = 'unknown',
          outcome = coalesce(outcome, '{}'::jsonb) || '{"message": "its execution outlived the lease: payops stopped, or the call hung"}'::jsonb,
          updated_at = now()
-       where status = 'executing' and claimed_at <= now() - make_interval(secs => $1::double precision / 1000)
+       where ${outlived}
        returning id, fingerprint`,
       leaseMs,
       'executing',
       'unknown',
     );
+    return [...unsent, ...outcomeUnknown];
   }
 
   /**
@@ -587,6 +669,7 @@ interface Row {
   path_params: Record<string, string>;
   body: string | null;
   fingerprint: string;
+  hold_key: string;
   requester_id: string;
   status: RequestStatus;
   required_approvals: number;
@@ -617,6 +700,7 @@ function toRequest(row: Row): PaymentRequest {
     path: row.path_params ?? {},
     body: row.body ?? undefined,
     fingerprint: row.fingerprint,
+    holdKey: row.hold_key,
     requesterId: row.requester_id,
     status: row.status,
     requiredApprovals: row.required_approvals,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/app/reconcile.ts';
-import { fingerprint, type PaymentRequest } from '../../src/domain/approval.ts';
+import { fingerprint, holdKey, type PaymentRequest } from '../../src/domain/approval.ts';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
 import type { PaymentsClient } from '../../src/payments/client.ts';
 import {
@@ -36,6 +36,7 @@ function approved(
     path,
     body,
     fingerprint: fingerprint(operationId, path, body),
+    holdKey: holdKey(operationId, path, body),
     requesterId: 'U0ALICE',
     status: 'unknown',
     requiredApprovals: 1,

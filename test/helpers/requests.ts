@@ -1,5 +1,5 @@
-import { fingerprint } from '../../src/domain/approval.ts';
-import type { NewRequest } from '../../src/store/request-store.ts';
+import { fingerprint, holdKey } from '../../src/domain/approval.ts';
+import type { NewRequest, StillCounted } from '../../src/store/request-store.ts';
 
 let payees = 0;
 
@@ -24,6 +24,7 @@ export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
     path: {},
     body,
     fingerprint: fingerprint('createPayout', {}, body),
+    holdKey: holdKey('createPayout', {}, body),
     requesterId: 'U0ALICE',
     requiredApprovals: 1,
     expiresAt: new Date(Date.now() + 60_000),
@@ -31,3 +32,8 @@ export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
     ...overrides,
   };
 }
+
+/** Every earlier approval still counts: its approver is still one. */
+export const allStillCount: StillCounted = async (request) => ({
+  counted: request.approvals.length,
+});

@@ -1,8 +1,9 @@
+import { readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/store/migrate.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { newRequest, payoutBody } from '../helpers/requests.ts';
+import { allStillCount, newRequest, payoutBody } from '../helpers/requests.ts';
 
 const noRule = () => undefined;
 
@@ -24,13 +25,10 @@ describe.each(engines())('request store on %s', (engine) => {
     const fresh = await freshDatabase(engine, { migrated: false });
     try {
       const results = await Promise.all(Array.from({ length: 6 }, () => migrate(fresh.db)));
-      expect(results.flat().sort()).toEqual([
-        '0001_payment_requests.sql',
-        '0002_request_labels.sql',
-        '0003_approval_version.sql',
-        '0004_unsettled_twins.sql',
-        '0005_slack_outbox.sql',
-      ]);
+      // Each migration applied once, by one of them.
+      expect(results.flat().sort()).toEqual(
+        readdirSync(new URL('../../src/store/migrations/', import.meta.url)).sort(),
+      );
     } finally {
       await fresh.drop();
     }
@@ -45,7 +43,9 @@ describe.each(engines())('request store on %s', (engine) => {
       await fresh.db.exec('alter table payment_requests add column added_later text');
       await fresh.db.exec('alter table audit_log add column added_later text');
       expect((await replica.get(id))?.status).toBe('pending');
-      expect((await replica.approve(id, 'U0BOB', 'test', () => undefined)).kind).toBe('claimed');
+      expect(
+        (await replica.approve(id, 'U0BOB', 'test', () => undefined, allStillCount)).kind,
+      ).toBe('claimed');
       expect((await replica.history(id)).map((entry) => entry.event)).toEqual([
         'requested',
         'approved',
@@ -81,13 +81,17 @@ describe.each(engines())('request store on %s', (engine) => {
 
   it('claims a request once its last approval arrives, and only then', async () => {
     const request = await store.create(newRequest({ requiredApprovals: 2 }));
-    const first = await store.approve(request.id, 'U0BOB', 'test', noRule);
+    const first = await store.approve(request.id, 'U0BOB', 'test', noRule, allStillCount);
     expect(first.kind).toBe('recorded');
-    const second = await store.approve(request.id, 'U0CAROL', 'test', noRule);
+    const second = await store.approve(request.id, 'U0CAROL', 'test', noRule, allStillCount);
     expect(second.kind).toBe('claimed');
     if (second.kind === 'claimed') expect(second.request.status).toBe('executing');
-    const third = await store.approve(request.id, 'U0DAVE', 'test', (r) =>
-      r.status === 'pending' ? undefined : 'not pending',
+    const third = await store.approve(
+      request.id,
+      'U0DAVE',
+      'test',
+      (r) => (r.status === 'pending' ? undefined : 'not pending'),
+      allStillCount,
     );
     expect(third.kind).toBe('refused');
   });
@@ -96,8 +100,12 @@ describe.each(engines())('request store on %s', (engine) => {
     const request = await store.create(newRequest());
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, index) =>
-        store.approve(request.id, `U0APPROVER${index}`, 'test', (r) =>
-          r.status === 'pending' ? undefined : 'not pending',
+        store.approve(
+          request.id,
+          `U0APPROVER${index}`,
+          'test',
+          (r) => (r.status === 'pending' ? undefined : 'not pending'),
+          allStillCount,
         ),
       ),
     );
@@ -110,7 +118,9 @@ describe.each(engines())('request store on %s', (engine) => {
     const rule = (r: { approvals: Array<{ userId: string }> }, approver: string) =>
       r.approvals.some((a) => a.userId === approver) ? 'already approved' : undefined;
     const results = await Promise.all(
-      Array.from({ length: 10 }, () => store.approve(request.id, 'U0BOB', 'test', rule)),
+      Array.from({ length: 10 }, () =>
+        store.approve(request.id, 'U0BOB', 'test', rule, allStillCount),
+      ),
     );
     expect(results.filter((result) => result.kind === 'recorded')).toHaveLength(1);
     expect((await store.get(request.id))?.approvals.map((a) => a.userId)).toEqual(['U0BOB']);
@@ -122,7 +132,7 @@ describe.each(engines())('request store on %s', (engine) => {
       r.status === 'pending' ? undefined : `already ${r.status}`;
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
-        store.approve(request.id, `U0APPROVER${index}`, 'test', pendingOnly),
+        store.approve(request.id, `U0APPROVER${index}`, 'test', pendingOnly, allStillCount),
       ),
     );
     const kinds = results.map((result) => result.kind).sort();
@@ -137,7 +147,7 @@ describe.each(engines())('request store on %s', (engine) => {
   it('a freeze refuses the approval that would execute, and leaves the request pending', async () => {
     const request = await store.create(newRequest());
     await store.setFreeze(true, 'U0BOB', 'incident 42');
-    const frozen = await store.approve(request.id, 'U0CAROL', 'test', noRule);
+    const frozen = await store.approve(request.id, 'U0CAROL', 'test', noRule, allStillCount);
     expect(frozen).toMatchObject({
       kind: 'frozen',
       freeze: { frozen: true, reason: 'incident 42' },
@@ -145,12 +155,14 @@ describe.each(engines())('request store on %s', (engine) => {
     expect((await store.get(request.id))?.status).toBe('pending');
     expect((await store.get(request.id))?.approvals).toEqual([]);
     await store.setFreeze(false, 'U0BOB', undefined);
-    expect((await store.approve(request.id, 'U0CAROL', 'test', noRule)).kind).toBe('claimed');
+    expect((await store.approve(request.id, 'U0CAROL', 'test', noRule, allStillCount)).kind).toBe(
+      'claimed',
+    );
   });
 
   it('finishes an execution once, recording the outcome', async () => {
     const request = await store.create(newRequest());
-    await store.approve(request.id, 'U0BOB', 'test', noRule);
+    await store.approve(request.id, 'U0BOB', 'test', noRule, allStillCount);
     const done = await store.finishExecution(request.id, 'submitted', {
       status: 201,
       providerId: 'po_1',
@@ -164,7 +176,7 @@ describe.each(engines())('request store on %s', (engine) => {
 
   it('rejects with a reason, and cancels only for the requester, only while pending', async () => {
     const rejected = await store.create(newRequest({ requiredApprovals: 2 }));
-    await store.approve(rejected.id, 'U0CAROL', 'test', noRule);
+    await store.approve(rejected.id, 'U0CAROL', 'test', noRule, allStillCount);
     const afterReject = await store.reject(rejected.id, 'U0BOB', 'wrong amount');
     expect(afterReject).toMatchObject({
       status: 'rejected',
@@ -203,23 +215,75 @@ describe.each(engines())('request store on %s', (engine) => {
     ]);
   });
 
-  it('expires due requests and recovers stale executions as unknown', async () => {
+  /** Claimed, and let out through the fence: its one call may be on its way. */
+  async function claimedAndSent(claimedBy: string) {
+    const request = await store.create(newRequest());
+    const claim = await store.approve(request.id, 'U0BOB', claimedBy, noRule, allStillCount);
+    if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+    expect(await store.markSending(request.id, claim.claimToken, 60_000)).toEqual({
+      kind: 'send',
+    });
+    return request;
+  }
+
+  it('expires due requests and recovers stale executions: unknown if let out, failed if never', async () => {
     const due = await store.create(newRequest({ expiresAt: new Date(Date.now() - 1_000) }));
     const expired = await store.expireDue(new Date());
     expect(expired.map((request) => request.id)).toContain(due.id);
     expect((await store.get(due.id))?.status).toBe('expired');
 
-    const stale = await store.create(newRequest());
-    await store.approve(stale.id, 'U0BOB', 'dead-process', noRule);
+    const stale = await claimedAndSent('dead-process');
+    const neverSent = await store.create(newRequest());
+    await store.approve(neverSent.id, 'U0BOB', 'dead-process', noRule, allStillCount);
     expect(await store.recoverStale(60_000)).toEqual([]);
     const recovered = await store.recoverStale(0);
-    expect(recovered.map((request) => request.id)).toContain(stale.id);
-    expect((await store.get(stale.id))?.status).toBe('unknown');
+    expect(recovered.map((request) => [request.id, request.status])).toEqual(
+      expect.arrayContaining([
+        [stale.id, 'unknown'],
+        [neverSent.id, 'failed'],
+      ]),
+    );
+    expect((await store.get(neverSent.id))?.outcome?.message).toMatch(/never sent/);
+  });
+
+  it('lets a claimed write out only to its claim, once, within the lease and unfrozen', async () => {
+    const request = await store.create(newRequest());
+    const claim = await store.approve(request.id, 'U0BOB', 'test', noRule, allStillCount);
+    if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+    const refused = { kind: 'refused', reason: expect.stringMatching(/nothing was sent/) };
+    expect(await store.markSending(request.id, 'another-claim', 60_000)).toMatchObject(refused);
+    // A lease already over: the sweep may have called it unknown, so nothing may go out.
+    expect(await store.markSending(request.id, claim.claimToken, 0)).toMatchObject(refused);
+    await store.setFreeze(true, 'U0CAROL', 'incident');
+    expect(await store.markSending(request.id, claim.claimToken, 60_000)).toMatchObject({
+      kind: 'refused',
+      reason: expect.stringMatching(/frozen \(incident\)/),
+    });
+    await store.setFreeze(false, 'U0CAROL', undefined);
+    expect(await store.markSending(request.id, claim.claimToken, 60_000)).toEqual({ kind: 'send' });
+    expect(await store.markSending(request.id, claim.claimToken, 60_000)).toMatchObject(refused);
+  });
+
+  it('counts only the earlier approvals that still count at the claim', async () => {
+    const request = await store.create(newRequest({ requiredApprovals: 2 }));
+    await store.approve(request.id, 'U0BOB', 'test', noRule, allStillCount);
+    const removed = async () => ({ counted: 0 });
+    expect((await store.approve(request.id, 'U0CAROL', 'test', noRule, removed)).kind).toBe(
+      'recorded',
+    );
+    expect((await store.get(request.id))?.status).toBe('pending');
+    const unsure = async () => ({ refusal: 'cannot tell now' });
+    expect(await store.approve(request.id, 'U0DAVE', 'test', noRule, unsure)).toMatchObject({
+      kind: 'refused',
+      reason: 'cannot tell now',
+    });
+    expect((await store.approve(request.id, 'U0DAVE', 'test', noRule, allStillCount)).kind).toBe(
+      'claimed',
+    );
   });
 
   it('keeps an outcome that arrives after the lease ran out, without changing the status', async () => {
-    const request = await store.create(newRequest());
-    await store.approve(request.id, 'U0BOB', 'slow-process', noRule);
+    const request = await claimedAndSent('slow-process');
     await store.recoverStale(0);
     const late = await store.finishExecution(request.id, 'submitted', {
       status: 201,
@@ -232,7 +296,7 @@ describe.each(engines())('request store on %s', (engine) => {
 
   it('lists unknown outcomes still to be looked for, until one is found', async () => {
     const request = await store.create(newRequest());
-    await store.approve(request.id, 'U0BOB', 'test', noRule);
+    await store.approve(request.id, 'U0BOB', 'test', noRule, allStillCount);
     await store.finishExecution(request.id, 'unknown', { message: 'timeout' });
     const ids = async (recheckAfterMs: number) =>
       (await store.listUnresolved(recheckAfterMs, 3_600_000)).map((entry) => entry.id);
@@ -254,31 +318,35 @@ describe.each(engines())('request store on %s', (engine) => {
     const first = await store.create(newRequest({ body }));
     const twin = await store.create(newRequest({ body }));
     const other = await store.create(newRequest());
-    expect(await store.unsettledTwin(first.fingerprint)).toBeUndefined();
-    expect((await store.approve(first.id, 'U0BOB', 'test', noRule)).kind).toBe('claimed');
+    expect(await store.unsettledTwin(first.holdKey)).toBeUndefined();
+    expect((await store.approve(first.id, 'U0BOB', 'test', noRule, allStillCount)).kind).toBe(
+      'claimed',
+    );
     const heldBy = (status: string) => ({ kind: 'held', twin: { id: first.id, status } });
 
-    expect(await store.unsettledTwin(first.fingerprint)).toEqual({
+    expect(await store.unsettledTwin(first.holdKey)).toEqual({
       id: first.id,
       status: 'executing',
     });
-    expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule)).toMatchObject(
+    expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule, allStillCount)).toMatchObject(
       heldBy('executing'),
     );
     await store.finishExecution(first.id, 'unknown', { message: 'timeout' });
-    expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule)).toMatchObject(
+    expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule, allStillCount)).toMatchObject(
       heldBy('unknown'),
     );
     const checked = { checkedAt: new Date().toISOString(), detail: '' };
     // A read that found nothing settles nothing: the provider's lists may lag.
     for (const result of ['check_failed', 'ambiguous', 'not_found'] as const) {
       await store.recordReconciliation(first.id, { ...checked, result });
-      expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule)).toMatchObject(
+      expect(await store.approve(twin.id, 'U0CAROL', 'test', noRule, allStillCount)).toMatchObject(
         heldBy('unknown'),
       );
     }
     // Another write is not held, and nothing was counted for the held one.
-    expect((await store.approve(other.id, 'U0CAROL', 'test', noRule)).kind).toBe('claimed');
+    expect((await store.approve(other.id, 'U0CAROL', 'test', noRule, allStillCount)).kind).toBe(
+      'claimed',
+    );
     expect((await store.get(twin.id))?.approvals).toEqual([]);
     expect((await store.getWithFreeze(twin.id))?.request.status).toBe('pending');
 
@@ -287,8 +355,10 @@ describe.each(engines())('request store on %s', (engine) => {
       result: 'not_found',
       resolvedBy: 'U0DAVE',
     });
-    expect(await store.unsettledTwin(first.fingerprint)).toBeUndefined();
-    expect((await store.approve(twin.id, 'U0CAROL', 'test', noRule)).kind).toBe('claimed');
+    expect(await store.unsettledTwin(first.holdKey)).toBeUndefined();
+    expect((await store.approve(twin.id, 'U0CAROL', 'test', noRule, allStillCount)).kind).toBe(
+      'claimed',
+    );
   });
 
   it("keeps a person's word on an unknown outcome: no automatic check replaces it", async () => {
@@ -300,7 +370,7 @@ describe.each(engines())('request store on %s', (engine) => {
         detail: 'not unknown yet',
       }),
     ).toBeUndefined();
-    await store.approve(request.id, 'U0BOB', 'test', noRule);
+    await store.approve(request.id, 'U0BOB', 'test', noRule, allStillCount);
     await store.finishExecution(request.id, 'unknown', { message: 'timeout' });
     const resolved = await store.recordReconciliation(request.id, {
       checkedAt: new Date().toISOString(),
@@ -326,7 +396,7 @@ describe.each(engines())('request store on %s', (engine) => {
 
   it('keeps an append-only audit log', async () => {
     const request = await store.create(newRequest());
-    await store.approve(request.id, 'U0BOB', 'test', noRule);
+    await store.approve(request.id, 'U0BOB', 'test', noRule, allStillCount);
     const events = (await store.history(request.id)).map(
       (entry) => `${entry.event}:${entry.actor}`,
     );

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   fingerprint,
+  holdKey,
   type PaymentRequest,
   type Reconciliation,
   type RequestStatus,
@@ -50,6 +51,7 @@ function request(
     path,
     body,
     fingerprint: fingerprint(operationId, path, body),
+    holdKey: holdKey(operationId, path, body),
     requesterId: 'U01',
     status: 'pending',
     requiredApprovals: 1,

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fingerprint, type PaymentRequest } from '../../../src/domain/approval.ts';
+import { fingerprint, holdKey, type PaymentRequest } from '../../../src/domain/approval.ts';
 import {
   type HistoryEntry,
   renderRequestDetail,
@@ -25,6 +25,7 @@ function payout(
     path: {},
     body,
     fingerprint: fingerprint('createPayout', {}, body),
+    holdKey: holdKey('createPayout', {}, body),
     requesterId: 'U0REQ',
     status: 'pending',
     requiredApprovals: 2,

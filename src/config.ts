@@ -1,10 +1,14 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseRoleMembers, type RoleMembers } from './app/access.ts';
 import { isScope, SCOPES, type Scope } from './domain/operations.ts';
 
 /**
  * Configuration comes from the environment, is validated once by zod, and fails with every
- * problem listed at once. Messages never quote a value, so no secret can leak through them.
+ * problem listed at once. Messages never quote a value, so no secret can leak through them:
+ * a bad list entry is named by its position. Each secret may instead be read from a file named
+ * by `<NAME>_FILE` (Docker and Kubernetes secrets).
  */
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -15,14 +19,15 @@ function isLoopback(hostname: string): boolean {
   return LOOPBACK_HOSTS.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
-const requiredText = (name: string) =>
+/** `hint` follows "is missing": how to make one, where that is not obvious. */
+const requiredText = (name: string, hint = '') =>
   z
-    .string({ error: `${name} is missing` })
+    .string({ error: `${name} is missing${hint}` })
     .trim()
     .min(1, { error: `${name} is empty` });
 
-const secret = (name: string) =>
-  requiredText(name).refine((value) => !/\s/.test(value), {
+const secret = (name: string, hint = '') =>
+  requiredText(name, hint).refine((value) => !/\s/.test(value), {
     error: `${name} contains white space (a copy-paste slip?)`,
   });
 
@@ -66,20 +71,47 @@ const baseUrl = requiredText('PAYMENTS_BASE_URL').transform((value, ctx) => {
   return url.origin + url.pathname.replace(/\/+$/, '');
 });
 
+/** A comma-separated list's entries, blanks dropped. */
+function listEntries(value: string): string[] {
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
+}
+
+/**
+ * "NAME: entry 2 is …" or "NAME: entries 1 and 3 are …": where the bad entries of a list are,
+ * never what they say (a list may be a secret's, and an echo is one more place a value lands).
+ */
+function badEntriesProblem(name: string, positions: readonly number[], what: string): string {
+  const last = positions.at(-1);
+  const where =
+    positions.length === 1
+      ? `entry ${last} is`
+      : `entries ${positions.slice(0, -1).join(', ')} and ${last} are`;
+  return `${name}: ${where} ${what}`;
+}
+
+/** The 1-based positions of the entries `isBad` picks. */
+function positionsOf(entries: readonly string[], isBad: (entry: string) => boolean): number[] {
+  return entries.flatMap((entry, index) => (isBad(entry) ? [index + 1] : []));
+}
+
 const expectedScopes = z
   .string()
   .optional()
   .transform((value, ctx): Scope[] | undefined => {
     if (value === undefined || value.trim() === '') return undefined;
-    const names = value
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean);
-    const unknown = names.filter((name) => !isScope(name));
+    const names = listEntries(value);
+    const unknown = positionsOf(names, (name) => !isScope(name));
     if (unknown.length > 0) {
       ctx.addIssue({
         code: 'custom',
-        message: `PAYMENTS_EXPECTED_SCOPES has unknown scope(s) ${unknown.join(', ')}; known scopes are ${SCOPES.join(', ')}`,
+        message: badEntriesProblem(
+          'PAYMENTS_EXPECTED_SCOPES',
+          unknown,
+          `not among the known scopes: ${SCOPES.join(', ')}`,
+        ),
       });
       return z.NEVER;
     }
@@ -160,9 +192,63 @@ export class ConfigError extends Error {
   }
 }
 
-export function problemsOf(error: z.ZodError): string[] {
-  return error.issues.map((issue) => {
+/** The variables holding a secret; each may instead be read from the file `<NAME>_FILE` names. */
+const PAYMENTS_SECRETS = ['PAYMENTS_API_KEY'] as const;
+const BOT_SECRETS = [
+  ...PAYMENTS_SECRETS,
+  'SLACK_BOT_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'SLACK_APP_TOKEN',
+  'DATABASE_URL',
+  'PAYOPS_SIGNING_KEY',
+  'PAYOPS_ENCRYPTION_KEY',
+  'PAYOPS_ENCRYPTION_OLD_KEYS',
+] as const;
+
+interface SecretFiles {
+  /** The environment with each `<NAME>_FILE` read into `<NAME>`. */
+  env: Record<string, string | undefined>;
+  problems: string[];
+  /** Secrets whose file went wrong: the schemas' own complaints about them would only echo it. */
+  failed: Set<string>;
+}
+
+/**
+ * Reads each secret given as `<NAME>_FILE`, less one trailing newline (what `echo` and most
+ * editors leave). A problem names the variable and the path, never the file's content.
+ */
+function readSecretFiles(
+  env: Record<string, string | undefined>,
+  names: readonly string[],
+): SecretFiles {
+  const resolved = { ...env };
+  const problems: string[] = [];
+  const failed = new Set<string>();
+  for (const name of names) {
+    const fileVariable = `${name}_FILE`;
+    const path = env[fileVariable]?.trim();
+    if (!path) continue;
+    if (env[name]?.trim()) {
+      problems.push(`${name} and ${fileVariable} are both set: set only one of them`);
+      failed.add(name);
+      continue;
+    }
+    try {
+      resolved[name] = readFileSync(path, 'utf8').replace(/\r?\n$/, '');
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+      problems.push(`${fileVariable}: the file ${path} cannot be read (${code})`);
+      failed.add(name);
+    }
+  }
+  return { env: resolved, problems, failed };
+}
+
+/** Each issue in plain words, leaving out those about the variables in `skip`. */
+export function problemsOf(error: z.ZodError, skip: ReadonlySet<string> = new Set()): string[] {
+  return error.issues.flatMap((issue) => {
     const variable = String(issue.path[0] ?? '');
+    if (skip.has(variable)) return [];
     // Our own messages already name the variable; zod's generic ones do not.
     return variable && !issue.message.includes(variable)
       ? `${variable}: ${issue.message}`
@@ -174,8 +260,13 @@ export function problemsOf(error: z.ZodError): string[] {
 export function loadPaymentsToolConfig(
   env: Record<string, string | undefined> = process.env,
 ): PaymentsToolConfig {
-  const result = paymentsEnvSchema.safeParse(env);
-  if (!result.success) throw new ConfigError(problemsOf(result.error));
+  const secrets = readSecretFiles(env, PAYMENTS_SECRETS);
+  const result = paymentsEnvSchema.safeParse(secrets.env);
+  const problems = [
+    ...secrets.problems,
+    ...(result.success ? [] : problemsOf(result.error, secrets.failed)),
+  ];
+  if (!result.success || problems.length > 0) throw new ConfigError(problems);
   return toPaymentsToolConfig(result.data);
 }
 
@@ -212,7 +303,11 @@ const roleList = (name: string, required: boolean) =>
       if (invalid.length > 0) {
         ctx.addIssue({
           code: 'custom',
-          message: `${name} has ${invalid.length} entr${invalid.length === 1 ? 'y' : 'ies'} that are neither a user ID (U…/W…) nor a user group ID (S…): ${invalid.map((entry) => entry.slice(0, 20)).join(', ')}`,
+          message: badEntriesProblem(
+            name,
+            positionsOf(listEntries(value), (entry) => invalid.includes(entry)),
+            'neither a user ID (U…/W…) nor a user group ID (S…)',
+          ),
         });
         return z.NEVER;
       }
@@ -263,15 +358,16 @@ const slackEnvSchema = z.object({
     .optional()
     .transform((value, ctx): ReadonlySet<string> | undefined => {
       if (value === undefined || value.trim() === '') return undefined;
-      const ids = value
-        .split(',')
-        .map((item) => item.trim())
-        .filter(Boolean);
-      const invalid = ids.filter((id) => !/^[CGD][A-Z0-9]{2,}$/.test(id));
+      const ids = listEntries(value);
+      const invalid = positionsOf(ids, (id) => !/^[CGD][A-Z0-9]{2,}$/.test(id));
       if (invalid.length > 0) {
         ctx.addIssue({
           code: 'custom',
-          message: `PAYOPS_CHANNELS must list channel IDs (C…, G… or D…); not IDs: ${invalid.map((id) => id.slice(0, 20)).join(', ')}`,
+          message: badEntriesProblem(
+            'PAYOPS_CHANNELS',
+            invalid,
+            'not shaped like a channel ID (C…, G… or D…)',
+          ),
         });
         return z.NEVER;
       }
@@ -306,9 +402,15 @@ const approvalsEnvSchema = z.object({
   DATABASE_URL: z
     .string()
     .optional()
-    .transform((value) => value?.trim() || undefined)
-    .refine((value) => value === undefined || /^postgres(ql)?:\/\//.test(value), {
-      error: 'DATABASE_URL must be a postgres:// URL (leave it unset for the embedded store)',
+    .transform((value, ctx) => {
+      const text = value?.trim();
+      if (!text) return undefined;
+      const parsed = parseDatabaseUrl(text);
+      if ('problem' in parsed) {
+        ctx.addIssue({ code: 'custom', message: parsed.problem });
+        return z.NEVER;
+      }
+      return text;
     }),
   PAYOPS_DATA_DIR: z
     .string()
@@ -317,6 +419,124 @@ const approvalsEnvSchema = z.object({
   PAYOPS_EXECUTION_LEASE_MS: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),
   PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
 });
+
+function parsedUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The passwords of a PostgreSQL URL as `pg` reads it (in its user info or `?password=`), or what
+ * is wrong with it. A problem never quotes the URL: it holds the password.
+ */
+function parseDatabaseUrl(text: string): { passwords: string[] } | { problem: string } {
+  if (!/^postgres(ql)?:\/\//.test(text)) {
+    return {
+      problem: 'DATABASE_URL must be a postgres:// URL (leave it unset for the embedded store)',
+    };
+  }
+  // pg also accepts an empty host (a Unix socket named by ?host=), which URL refuses.
+  const url = parsedUrl(text) ?? parsedUrl(text.replace('@/', '@localhost/'));
+  if (!url) {
+    return {
+      problem:
+        'DATABASE_URL is not a valid URL: percent-encode special characters in the user name and password, such as # / ? @ : as %23 %2F %3F %40 %3A',
+    };
+  }
+  try {
+    decodeURIComponent(url.username);
+    const password = decodeURIComponent(url.password);
+    const passwords = [url.password, password, url.searchParams.get('password') ?? ''];
+    return { passwords: [...new Set(passwords.filter(Boolean))] };
+  } catch {
+    return {
+      problem:
+        'DATABASE_URL has a % that starts no valid percent-encoding in its user name or password: write a literal % as %25',
+    };
+  }
+}
+
+const MIN_SIGNING_KEY_LENGTH = 32;
+const SIGNING_KEY_ADVICE = 'generate one with openssl rand -base64 32';
+const KEY_ID = /^[A-Za-z0-9_-]{1,16}$/;
+/** Standard base64 of exactly 32 bytes, as `openssl rand -base64 32` prints it. */
+const BASE64_OF_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
+const ENCRYPTION_KEY_FORMAT = '<keyId>:<base64 of 32 bytes>, e.g. k1:$(openssl rand -base64 32)';
+
+export interface EncryptionKey {
+  /** Stored with what the key encrypts, so a rotated-out key still decrypts it. */
+  id: string;
+  key: Buffer;
+}
+
+/** `<keyId>:<base64 of 32 bytes>`, or what is wrong with it, never quoting it. */
+function parseEncryptionKey(text: string): EncryptionKey | string {
+  const colon = text.indexOf(':');
+  if (colon < 0) return `is not ${ENCRYPTION_KEY_FORMAT}`;
+  const id = text.slice(0, colon);
+  const encoded = text.slice(colon + 1);
+  if (!KEY_ID.test(id)) return 'has a key id that is not 1 to 16 of A-Z a-z 0-9 _ -';
+  if (!BASE64_OF_32_BYTES.test(encoded)) {
+    return 'has a key that is not the base64 of exactly 32 bytes (openssl rand -base64 32 makes one)';
+  }
+  return { id, key: Buffer.from(encoded, 'base64') };
+}
+
+const keysEnvSchema = z.object({
+  PAYOPS_SIGNING_KEY: secret('PAYOPS_SIGNING_KEY', `: ${SIGNING_KEY_ADVICE}`)
+    .refine((value) => value.length >= MIN_SIGNING_KEY_LENGTH, {
+      error: `PAYOPS_SIGNING_KEY must be at least ${MIN_SIGNING_KEY_LENGTH} characters: ${SIGNING_KEY_ADVICE}`,
+    })
+    .transform((value) => Buffer.from(value, 'utf8')),
+  PAYOPS_ENCRYPTION_KEY: secret(
+    'PAYOPS_ENCRYPTION_KEY',
+    `: set it to ${ENCRYPTION_KEY_FORMAT}`,
+  ).transform((value, ctx) => {
+    const key = parseEncryptionKey(value);
+    if (typeof key !== 'string') return key;
+    ctx.addIssue({ code: 'custom', message: `PAYOPS_ENCRYPTION_KEY ${key}` });
+    return z.NEVER;
+  }),
+  PAYOPS_ENCRYPTION_OLD_KEYS: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const keys = listEntries(value ?? '').map(parseEncryptionKey);
+      keys.forEach((key, index) => {
+        if (typeof key === 'string') {
+          ctx.addIssue({
+            code: 'custom',
+            message: `PAYOPS_ENCRYPTION_OLD_KEYS: entry ${index + 1} ${key}`,
+          });
+        }
+      });
+      return keys.filter((key) => typeof key !== 'string');
+    }),
+});
+
+/** Each key's id must tell which key encrypted a value: no two keys may share one. */
+function duplicateKeyIdProblems(current: EncryptionKey, old: readonly EncryptionKey[]): string[] {
+  const keys = [current, ...old];
+  return old.flatMap((key, index) => {
+    const first = keys.findIndex((other) => other.id === key.id);
+    if (first === index + 1) return [];
+    const other = first === 0 ? 'PAYOPS_ENCRYPTION_KEY' : `entry ${first}`;
+    return [
+      `PAYOPS_ENCRYPTION_OLD_KEYS: entry ${index + 1} has the same key id as ${other}: give each key an id of its own`,
+    ];
+  });
+}
+
+/** A fresh signing key and encryption key, for environments that make their own (demo, tests). */
+export function generateKeyEnv(): { PAYOPS_SIGNING_KEY: string; PAYOPS_ENCRYPTION_KEY: string } {
+  return {
+    PAYOPS_SIGNING_KEY: randomBytes(32).toString('base64'),
+    PAYOPS_ENCRYPTION_KEY: `k1:${randomBytes(32).toString('base64')}`,
+  };
+}
 
 const LEASE_MARGIN_MS = 500;
 
@@ -361,31 +581,51 @@ export interface SlackConfig {
   rateLimitScale: number;
 }
 
+export interface EncryptionConfig {
+  /** Encrypts everything new. */
+  current: EncryptionKey;
+  /** Rotated out: they only decrypt what they encrypted before. */
+  old: EncryptionKey[];
+}
+
 export interface Config extends PaymentsToolConfig {
   slack: SlackConfig;
   approvals: ApprovalsConfig;
   store: StoreConfig;
+  /** Keys the fingerprints and the audit chain. */
+  signingKey: Buffer;
+  encryption: EncryptionConfig;
 }
 
 /** The bot's whole configuration: Payments API, Slack and logging, every problem at once. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const payments = paymentsEnvSchema.safeParse(env);
-  const slack = slackEnvSchema.safeParse(env);
-  const approvals = approvalsEnvSchema.safeParse(env);
-  const problems = [payments, slack, approvals].flatMap((result) =>
-    result.success ? [] : problemsOf(result.error),
-  );
-  if (!payments.success || !slack.success || !approvals.success) throw new ConfigError(problems);
+  const secrets = readSecretFiles(env, BOT_SECRETS);
+  const payments = paymentsEnvSchema.safeParse(secrets.env);
+  const slack = slackEnvSchema.safeParse(secrets.env);
+  const approvals = approvalsEnvSchema.safeParse(secrets.env);
+  const keys = keysEnvSchema.safeParse(secrets.env);
+  const problems = [
+    ...secrets.problems,
+    ...[payments, slack, approvals, keys].flatMap((result) =>
+      result.success ? [] : problemsOf(result.error, secrets.failed),
+    ),
+  ];
+  if (!payments.success || !slack.success || !approvals.success || !keys.success) {
+    throw new ConfigError(problems);
+  }
   const s = slack.data;
   const a = approvals.data;
+  const k = keys.data;
   // The lease must outlast the longest write (its deadline includes waiting for a connection),
   // with room for the steps between the claim and the call, or a live call could be declared
   // abandoned.
   if (a.PAYOPS_EXECUTION_LEASE_MS < payments.data.PAYMENTS_WRITE_TIMEOUT_MS + LEASE_MARGIN_MS) {
-    throw new ConfigError([
+    problems.push(
       `PAYOPS_EXECUTION_LEASE_MS must be at least PAYMENTS_WRITE_TIMEOUT_MS + ${LEASE_MARGIN_MS} ms`,
-    ]);
+    );
   }
+  problems.push(...duplicateKeyIdProblems(k.PAYOPS_ENCRYPTION_KEY, k.PAYOPS_ENCRYPTION_OLD_KEYS));
+  if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     ...toPaymentsToolConfig(payments.data),
     slack: Object.freeze({
@@ -411,18 +651,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
     }),
     store: Object.freeze({ databaseUrl: a.DATABASE_URL, dataDir: a.PAYOPS_DATA_DIR }),
+    // A Buffer cannot be frozen; the objects holding the keys are.
+    signingKey: k.PAYOPS_SIGNING_KEY,
+    encryption: Object.freeze({
+      current: Object.freeze(k.PAYOPS_ENCRYPTION_KEY),
+      old: Object.freeze(k.PAYOPS_ENCRYPTION_OLD_KEYS.map((key) => Object.freeze(key))),
+    }) as EncryptionConfig,
   });
 }
 
-/** Every secret value in the configuration, for the logger to scrub. */
+/** Every secret value in the configuration, as it may be written, for the logger to scrub. */
 export function secretsOf(config: Config | PaymentsToolConfig): string[] {
   const secrets = [config.payments.apiKey];
   if ('slack' in config) {
     secrets.push(config.slack.botToken, config.slack.signingSecret);
     if (config.slack.appToken) secrets.push(config.slack.appToken);
     if (config.store.databaseUrl) {
-      const password = new URL(config.store.databaseUrl).password;
-      if (password) secrets.push(decodeURIComponent(password));
+      const parsed = parseDatabaseUrl(config.store.databaseUrl);
+      if ('passwords' in parsed) secrets.push(...parsed.passwords);
+    }
+    secrets.push(config.signingKey.toString('utf8'));
+    for (const { key } of [config.encryption.current, ...config.encryption.old]) {
+      secrets.push(key.toString('base64'));
     }
   }
   return secrets;

@@ -1,5 +1,5 @@
 /**
- * `npm run demo`: payops end to end on this machine with nothing to configure. The Payments API
+ * `payops demo`: payops end to end on this machine with nothing to configure. The Payments API
  * sandbox, the Slack emulation and the real bot start on loopback with ephemeral ports, then a
  * console lets you type `/pay …` as someone in the emulated workspace and read the answers.
  * The bot logs to a file, so its lines never interleave with the conversation.
@@ -27,7 +27,15 @@ const ACCESS_ADMIN = '<@U0ALICE>';
 const FIRST_USER = 'alice';
 const FIRST_CHANNEL = 'C0PAYOPS';
 
-async function main(): Promise<void> {
+export const usage = `Usage: payops demo
+
+payops end to end on this machine, with nothing to configure: the Payments API sandbox, an
+emulated Slack workspace and the real bot on loopback, and a console where you type /pay …
+as someone in that workspace. Type help there for the console's commands, quit to stop.`;
+
+export const flags: readonly string[] = [];
+
+export async function run(): Promise<number> {
   const directory = new WorkspaceDirectory(WORKSPACE);
   const logPath = join(tmpdir(), `payops-demo-${process.pid}.log`);
   const log = createWriteStream(logPath);
@@ -81,6 +89,7 @@ async function main(): Promise<void> {
   if ((await stat(logPath)).size === 0) await rm(logPath);
   else console.log(`payops logged warnings or errors while it ran: see ${logPath}`);
   console.log('Stopped.');
+  return 0;
 }
 
 function printBanner(rehearsal: Rehearsal, directory: WorkspaceDirectory, logPath: string): void {
@@ -106,5 +115,3 @@ function printBanner(rehearsal: Rehearsal, directory: WorkspaceDirectory, logPat
     ].join('\n'),
   );
 }
-
-await main();

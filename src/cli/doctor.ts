@@ -4,12 +4,16 @@ import { createLogger } from '../logger.ts';
 import { PaymentsClient } from '../payments/client.ts';
 import { SANDBOX_BUSINESS, SANDBOX_KEY, startPaymentsSandbox } from '../sandbox/payments-api.ts';
 
-/**
- * `npm run doctor`: the provider's recommended first checks against the configured API,
- * with a plain report. Exit codes: 0 all good, 1 a check failed, 2 configuration invalid.
- * `--sandbox` runs them against a bundled sandbox started for the occasion.
- */
-async function main(args: string[]): Promise<number> {
+export const usage = `Usage: payops doctor [--sandbox]
+
+The provider's recommended first checks against the configured Payments API (PAYMENTS_* in the
+environment), with a plain report.
+  --sandbox  against a bundled sandbox started for the occasion: nothing to configure
+Exit codes: 0 all good, 1 a check failed, 2 the configuration is invalid.`;
+
+export const flags: readonly string[] = ['--sandbox'];
+
+export async function run(args: string[]): Promise<number> {
   if (!args.includes('--sandbox')) return doctor(process.env);
   const sandbox = await startPaymentsSandbox();
   try {
@@ -17,6 +21,7 @@ async function main(args: string[]): Promise<number> {
       ...process.env,
       PAYMENTS_BASE_URL: sandbox.url,
       PAYMENTS_API_KEY: SANDBOX_KEY.full,
+      PAYMENTS_API_KEY_FILE: undefined,
       PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
     });
@@ -60,12 +65,10 @@ async function doctor(env: Record<string, string | undefined>): Promise<number> 
     console.log(
       report.stop
         ? 'STOP: this deployment must not be used until the problem above is fixed by an administrator.'
-        : 'Some checks failed; fix the problem above and run `npm run doctor` again.',
+        : 'Some checks failed; fix the problem above and run `payops doctor` again.',
     );
     return 1;
   } finally {
     await client.close();
   }
 }
-
-process.exitCode = await main(process.argv.slice(2));

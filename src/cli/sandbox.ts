@@ -1,7 +1,4 @@
-/**
- * `npm run sandbox`: the Payments API sandbox on 127.0.0.1, for rehearsing against the spec.
- * SANDBOX_PORT (default 4010) and SANDBOX_LATENCY_MS (default 0) tune it.
- */
+import { generateKeyEnv } from '../config.ts';
 import {
   SANDBOX_BUSINESS,
   SANDBOX_KEY,
@@ -10,13 +7,19 @@ import {
   startPaymentsSandbox,
 } from '../sandbox/payments-api.ts';
 
-function nonNegativeIntegerFromEnv(name: string, fallback: number): number {
+export const usage = `Usage: payops sandbox
+
+The Payments API sandbox on 127.0.0.1, for rehearsing against the spec; it prints its seeded
+keys and an environment for payops. Ctrl-C stops it.
+  SANDBOX_PORT        its port (default 4010)
+  SANDBOX_LATENCY_MS  a delay added to every response (default 0)`;
+
+export const flags: readonly string[] = [];
+
+function nonNegativeIntegerFromEnv(name: string, fallback: number): number | string {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw)) {
-    console.error(`${name} must be a non-negative integer, got "${raw}"`);
-    process.exit(1);
-  }
+  if (!/^\d+$/.test(raw)) return `${name} must be a non-negative integer`;
   return Number(raw);
 }
 
@@ -27,27 +30,40 @@ function describeKey(key: SandboxKey): string {
   return key.scopes.join(' + ');
 }
 
-const port = nonNegativeIntegerFromEnv('SANDBOX_PORT', 4010);
-const latencyMs = nonNegativeIntegerFromEnv('SANDBOX_LATENCY_MS', 0);
-const sandbox = await startPaymentsSandbox({ port, host: '127.0.0.1', latencyMs });
+/** Starts the sandbox and returns once it listens; SIGINT/SIGTERM close it. */
+export async function run(): Promise<number> {
+  const port = nonNegativeIntegerFromEnv('SANDBOX_PORT', 4010);
+  const latencyMs = nonNegativeIntegerFromEnv('SANDBOX_LATENCY_MS', 0);
+  if (typeof port === 'string' || typeof latencyMs === 'string') {
+    const problems = [port, latencyMs].filter((value) => typeof value === 'string');
+    console.error(`payops sandbox: ${problems.join('; ')}`);
+    return 2;
+  }
+  const sandbox = await startPaymentsSandbox({ port, host: '127.0.0.1', latencyMs });
 
-const keyWidth = Math.max(...Object.keys(SANDBOX_KEYS).map((key) => key.length));
-console.log(`Payments API sandbox listening on ${sandbox.url}`);
-if (latencyMs > 0) console.log(`Every response is delayed by ${latencyMs} ms.`);
-console.log('\nSeeded API keys (send as X-Api-Key):');
-for (const [key, spec] of Object.entries(SANDBOX_KEYS)) {
-  console.log(`  ${key.padEnd(keyWidth)}  ${spec.customerId.padEnd(14)}  ${describeKey(spec)}`);
-}
-console.log('\nEnvironment for payops:');
-console.log(`  PAYMENTS_BASE_URL=${sandbox.url}`);
-console.log(`  PAYMENTS_API_KEY=${SANDBOX_KEY.full}`);
-console.log(`  PAYMENTS_EXPECTED_CUSTOMER_ID=${SANDBOX_BUSINESS.id}`);
-console.log('\nCtrl-C to stop.');
+  const keyWidth = Math.max(...Object.keys(SANDBOX_KEYS).map((key) => key.length));
+  console.log(`Payments API sandbox listening on ${sandbox.url}`);
+  if (latencyMs > 0) console.log(`Every response is delayed by ${latencyMs} ms.`);
+  console.log('\nSeeded API keys (send as X-Api-Key):');
+  for (const [key, spec] of Object.entries(SANDBOX_KEYS)) {
+    console.log(`  ${key.padEnd(keyWidth)}  ${spec.customerId.padEnd(14)}  ${describeKey(spec)}`);
+  }
+  console.log('\nEnvironment for payops (its keys made for this sandbox only):');
+  const env = {
+    PAYMENTS_BASE_URL: sandbox.url,
+    PAYMENTS_API_KEY: SANDBOX_KEY.full,
+    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
+    ...generateKeyEnv(),
+  };
+  for (const [name, value] of Object.entries(env)) console.log(`  ${name}=${value}`);
+  console.log('\nCtrl-C to stop.');
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    console.log(`\n${signal}: stopping the sandbox`);
-    // Once closed nothing holds the event loop, so the process ends by itself.
-    void sandbox.close();
-  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      console.log(`\n${signal}: stopping the sandbox`);
+      // Once closed nothing holds the event loop, so the process ends by itself.
+      void sandbox.close();
+    });
+  }
+  return 0;
 }

@@ -1,5 +1,5 @@
 import { type RunningBot, startBot } from '../bot.ts';
-import { loadConfig, secretsOf } from '../config.ts';
+import { generateKeyEnv, loadConfig, secretsOf } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import {
   type PaymentsSandbox,
@@ -51,6 +51,12 @@ export const REHEARSAL_APPROVERS = 'S0APPROVERS';
 export const REHEARSAL_APPROVALS_CHANNEL = 'C0APPROVALS';
 
 /**
+ * Made once per process (each demo run has its own), and shared by every bot started from it:
+ * replicas and restarts of one store must read what the others wrote.
+ */
+const REHEARSAL_KEYS = generateKeyEnv();
+
+/**
  * The environment of a bot wired to this sandbox and emulation, on loopback. A bot started in
  * another process (the benchmark, multi-process tests) gets the same, plus its own port.
  */
@@ -73,6 +79,7 @@ export function rehearsalEnv(
     PAYOPS_APPROVALS_CHANNEL: REHEARSAL_APPROVALS_CHANNEL,
     PAYOPS_DATA_DIR: 'memory://',
     PAYOPS_ACCESS_ADMIN: '#payops-admins',
+    ...REHEARSAL_KEYS,
     PORT: '0',
     HOST: '127.0.0.1',
     LOG_LEVEL: 'silent',

@@ -260,9 +260,9 @@ describe('buttons, clicks and messages the bot posts anywhere', () => {
   });
 });
 
-describe('npm run demo', () => {
+describe('payops demo', () => {
   it('starts everything, answers typed commands and exits 0 on quit', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/demo.ts'], {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/payops.ts', 'demo'], {
       stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '' },
     });

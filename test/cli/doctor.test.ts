@@ -17,11 +17,15 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.close());
 
-/** Runs `npm run doctor` as a user would: a separate process, configured by its environment. */
+/** Runs `payops doctor` as a user would: a separate process, configured by its environment. */
 async function doctor(env: Record<string, string>, args: string[] = []) {
-  const result = await run(process.execPath, ['--import', 'tsx', 'src/cli/doctor.ts', ...args], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
-  }).then(
+  const result = await run(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/payops.ts', 'doctor', ...args],
+    {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    },
+  ).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => error,
   );

@@ -1,5 +1,15 @@
-import { describe, expect, it } from 'vitest';
-import { ConfigError, loadPaymentsToolConfig } from '../../src/config.ts';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ConfigError,
+  generateKeyEnv,
+  loadConfig,
+  loadPaymentsToolConfig,
+  secretsOf,
+} from '../../src/config.ts';
 
 const valid = {
   PAYMENTS_BASE_URL: 'https://api.example.com/v1',
@@ -7,9 +17,12 @@ const valid = {
   PAYMENTS_EXPECTED_CUSTOMER_ID: 'cus_123',
 };
 
-function problems(env: Record<string, string | undefined>): string[] {
+type Env = Record<string, string | undefined>;
+
+/** What `load` (doctor's configuration by default) finds wrong with `env`. */
+function problems(env: Env, load: (env: Env) => unknown = loadPaymentsToolConfig): string[] {
   try {
-    loadPaymentsToolConfig(env);
+    load(env);
   } catch (error) {
     if (error instanceof ConfigError) return error.problems;
     throw error;
@@ -48,7 +61,7 @@ describe('payments configuration', () => {
         'PAYMENTS_BASE_URL must use https:// (plain http:// is allowed only for a loopback sandbox)',
         'PAYMENTS_API_KEY is missing',
         'PAYMENTS_EXPECTED_CUSTOMER_ID is empty',
-        'PAYMENTS_EXPECTED_SCOPES has unknown scope(s) payments:wrte; known scopes are read, resources:write, payments:write',
+        'PAYMENTS_EXPECTED_SCOPES: entry 2 is not among the known scopes: read, resources:write, payments:write',
         'PAYMENTS_TIMEOUT_MS must be a whole number',
         'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
       ]),
@@ -104,5 +117,234 @@ describe('payments configuration', () => {
       PAYMENTS_EXPECTED_SCOPES: ' payments:write , read ',
     });
     expect(config.payments.expectedScopes).toEqual(['read', 'payments:write']);
+  });
+});
+
+const KEYS = generateKeyEnv();
+const OTHER_KEY = `k2:${randomBytes(32).toString('base64')}`;
+
+const bot = {
+  ...valid,
+  SLACK_BOT_TOKEN: 'xoxb-test-token',
+  SLACK_SIGNING_SECRET: 'signing-secret-test',
+  PAYOPS_READERS: 'U0ALICE,S0APPROVERS',
+  PAYOPS_REQUESTERS: 'U0ALICE',
+  PAYOPS_APPROVERS: 'S0APPROVERS',
+  PAYOPS_APPROVALS_CHANNEL: 'C0APPROVALS',
+  ...KEYS,
+};
+
+const botProblems = (env: Env) => problems(env, loadConfig);
+
+let folder: string;
+beforeAll(() => {
+  folder = mkdtempSync(join(tmpdir(), 'payops-config-'));
+});
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+/** A secret file as Docker or Kubernetes mounts one; its path. */
+function secretFile(name: string, content: string): string {
+  const path = join(folder, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe('secrets read from files (<NAME>_FILE)', () => {
+  const secrets = {
+    PAYMENTS_API_KEY: 'sk_live_from_a_file',
+    SLACK_BOT_TOKEN: 'xoxb-from-a-file',
+    SLACK_SIGNING_SECRET: 'signing-secret-from-a-file',
+    SLACK_APP_TOKEN: 'xapp-from-a-file',
+    DATABASE_URL: 'postgres://payops:file%23secret@db.internal:5432/payops',
+    PAYOPS_SIGNING_KEY: generateKeyEnv().PAYOPS_SIGNING_KEY,
+    PAYOPS_ENCRYPTION_KEY: generateKeyEnv().PAYOPS_ENCRYPTION_KEY,
+    PAYOPS_ENCRYPTION_OLD_KEYS: OTHER_KEY,
+  };
+
+  it('reads every secret from its file, less one trailing newline', () => {
+    const env: Env = { ...bot };
+    for (const [name, value] of Object.entries(secrets)) {
+      env[name] = undefined;
+      env[`${name}_FILE`] = secretFile(name, `${value}${name === 'DATABASE_URL' ? '\r\n' : '\n'}`);
+    }
+    const config = loadConfig(env);
+    expect(config.payments.apiKey).toBe(secrets.PAYMENTS_API_KEY);
+    expect(config.slack).toMatchObject({
+      botToken: secrets.SLACK_BOT_TOKEN,
+      signingSecret: secrets.SLACK_SIGNING_SECRET,
+      appToken: secrets.SLACK_APP_TOKEN,
+    });
+    expect(config.store.databaseUrl).toBe(secrets.DATABASE_URL);
+    expect(config.signingKey.toString()).toBe(secrets.PAYOPS_SIGNING_KEY);
+    expect(config.encryption.current.key.toString('base64')).toBe(
+      secrets.PAYOPS_ENCRYPTION_KEY.slice('k1:'.length),
+    );
+    expect(config.encryption.old.map((key) => key.id)).toEqual(['k2']);
+    expect(secretsOf(config)).toContain('file#secret');
+  });
+
+  it('reads the API key from its file for doctor too', () => {
+    const config = loadPaymentsToolConfig({
+      ...valid,
+      PAYMENTS_API_KEY: undefined,
+      PAYMENTS_API_KEY_FILE: secretFile('api-key', 'sk_live_doctor\n'),
+    });
+    expect(config.payments.apiKey).toBe('sk_live_doctor');
+  });
+
+  it('refuses a secret set both ways, naming both variables and neither value', () => {
+    const path = secretFile('token', 'xoxb-in-the-file\n');
+    const found = botProblems({ ...bot, SLACK_BOT_TOKEN_FILE: path });
+    expect(found).toEqual([
+      'SLACK_BOT_TOKEN and SLACK_BOT_TOKEN_FILE are both set: set only one of them',
+    ]);
+  });
+
+  it('names the variable and the path of a file it cannot read, and nothing else about it', () => {
+    const missing = join(folder, 'not-there');
+    const found = botProblems({
+      ...bot,
+      PAYMENTS_API_KEY: undefined,
+      PAYMENTS_API_KEY_FILE: missing,
+      PAYOPS_SIGNING_KEY: undefined,
+      PAYOPS_SIGNING_KEY_FILE: folder,
+    });
+    expect(found).toEqual([
+      `PAYMENTS_API_KEY_FILE: the file ${missing} cannot be read (ENOENT)`,
+      `PAYOPS_SIGNING_KEY_FILE: the file ${folder} cannot be read (EISDIR)`,
+    ]);
+  });
+
+  it("never quotes a file's content when the secret in it is wrong", () => {
+    const found = botProblems({
+      ...bot,
+      SLACK_BOT_TOKEN: undefined,
+      SLACK_BOT_TOKEN_FILE: secretFile('user-token', 'xoxp-a-user-token\n'),
+      PAYOPS_SIGNING_KEY: undefined,
+      PAYOPS_SIGNING_KEY_FILE: secretFile('short-key', 'too short a key\n'),
+    });
+    expect(found).toEqual([
+      'SLACK_BOT_TOKEN must be a bot token (it starts with xoxb-)',
+      'PAYOPS_SIGNING_KEY contains white space (a copy-paste slip?)',
+      'PAYOPS_SIGNING_KEY must be at least 32 characters: generate one with openssl rand -base64 32',
+    ]);
+  });
+});
+
+describe('DATABASE_URL', () => {
+  const password = 'pa#ss/w0rd';
+
+  it.each([
+    ['an unencoded #', 'postgres://payops:hun#ter2@db.internal:5432/payops'],
+    ['an unencoded /', 'postgres://payops:hun/ter2@db.internal:5432/payops'],
+    ['an unencoded ?', 'postgres://payops:hun?ter2@db.internal:5432/payops'],
+  ])('with %s in the password is refused, saying how to encode it, never quoting it', (_, url) => {
+    const found = botProblems({ ...bot, DATABASE_URL: url });
+    expect(found).toEqual([
+      'DATABASE_URL is not a valid URL: percent-encode special characters in the user name and password, such as # / ? @ : as %23 %2F %3F %40 %3A',
+    ]);
+    expect(found.join('\n')).not.toMatch(/hun|ter2|db\.internal/);
+  });
+
+  it('with a % that starts no percent-encoding is refused without quoting it', () => {
+    const found = botProblems({ ...bot, DATABASE_URL: 'postgres://payops:100%sure@db/payops' });
+    expect(found).toEqual([
+      'DATABASE_URL has a % that starts no valid percent-encoding in its user name or password: write a literal % as %25',
+    ]);
+  });
+
+  it('of another kind of database is refused', () => {
+    expect(botProblems({ ...bot, DATABASE_URL: 'mysql://payops:secret@db/payops' })).toEqual([
+      'DATABASE_URL must be a postgres:// URL (leave it unset for the embedded store)',
+    ]);
+  });
+
+  it('gives the logger its password in every spelling, and accepts a socket without a host', () => {
+    const config = loadConfig({
+      ...bot,
+      DATABASE_URL: 'postgres://payops:pa%23ss%2Fw0rd@/payops?host=/var/run/postgresql',
+    });
+    expect(secretsOf(config)).toEqual(expect.arrayContaining(['pa%23ss%2Fw0rd', password]));
+    const inQuery = loadConfig({
+      ...bot,
+      DATABASE_URL: 'postgresql://db.internal/payops?user=payops&password=query-secret',
+    });
+    expect(secretsOf(inQuery)).toContain('query-secret');
+  });
+});
+
+describe('lists', () => {
+  it('name a bad entry by its position, in grammatical English, never quoting it', () => {
+    const found = botProblems({
+      ...bot,
+      PAYOPS_READERS: 'U0ALICE,alice@example.com',
+      PAYOPS_APPROVERS: 'bob,S0APPROVERS,#approvers',
+      PAYOPS_CHANNELS: 'C0PAYOPS,payops,general,#ops',
+    });
+    expect(found).toEqual([
+      'PAYOPS_READERS: entry 2 is neither a user ID (U…/W…) nor a user group ID (S…)',
+      'PAYOPS_CHANNELS: entries 2, 3 and 4 are not shaped like a channel ID (C…, G… or D…)',
+      'PAYOPS_APPROVERS: entries 1 and 3 are neither a user ID (U…/W…) nor a user group ID (S…)',
+    ]);
+  });
+});
+
+describe('signing and encryption keys', () => {
+  it('exposes the signing key and the encryption keys as bytes, with their ids', () => {
+    const config = loadConfig({ ...bot, PAYOPS_ENCRYPTION_OLD_KEYS: ` ${OTHER_KEY} , ` });
+    expect(config.signingKey).toEqual(Buffer.from(KEYS.PAYOPS_SIGNING_KEY));
+    expect(config.encryption.current).toEqual({
+      id: 'k1',
+      key: Buffer.from(KEYS.PAYOPS_ENCRYPTION_KEY.slice(3), 'base64'),
+    });
+    expect(config.encryption.current.key).toHaveLength(32);
+    expect(config.encryption.old).toEqual([
+      { id: 'k2', key: Buffer.from(OTHER_KEY.slice(3), 'base64') },
+    ]);
+    expect(Object.isFrozen(config.encryption)).toBe(true);
+    expect(secretsOf(config)).toEqual(
+      expect.arrayContaining([
+        KEYS.PAYOPS_SIGNING_KEY,
+        KEYS.PAYOPS_ENCRYPTION_KEY.slice(3),
+        OTHER_KEY.slice(3),
+      ]),
+    );
+  });
+
+  it('are both required to run the bot, each saying how to make one', () => {
+    expect(
+      botProblems({ ...bot, PAYOPS_SIGNING_KEY: undefined, PAYOPS_ENCRYPTION_KEY: undefined }),
+    ).toEqual([
+      'PAYOPS_SIGNING_KEY is missing: generate one with openssl rand -base64 32',
+      'PAYOPS_ENCRYPTION_KEY is missing: set it to <keyId>:<base64 of 32 bytes>, e.g. k1:$(openssl rand -base64 32)',
+    ]);
+  });
+
+  it('refuses malformed keys, saying what is wrong without quoting them', () => {
+    const key = randomBytes(32).toString('base64');
+    const found = botProblems({
+      ...bot,
+      PAYOPS_SIGNING_KEY: 'x'.repeat(31),
+      PAYOPS_ENCRYPTION_KEY: key,
+      PAYOPS_ENCRYPTION_OLD_KEYS: `old:${randomBytes(16).toString('base64')},key id!:${key},ok:${key}`,
+    });
+    expect(found).toEqual([
+      'PAYOPS_SIGNING_KEY must be at least 32 characters: generate one with openssl rand -base64 32',
+      'PAYOPS_ENCRYPTION_KEY is not <keyId>:<base64 of 32 bytes>, e.g. k1:$(openssl rand -base64 32)',
+      'PAYOPS_ENCRYPTION_OLD_KEYS: entry 1 has a key that is not the base64 of exactly 32 bytes (openssl rand -base64 32 makes one)',
+      'PAYOPS_ENCRYPTION_OLD_KEYS: entry 2 has a key id that is not 1 to 16 of A-Z a-z 0-9 _ -',
+    ]);
+    expect(found.join('\n')).not.toContain(key);
+  });
+
+  it('refuses two keys with one id: the id tells which key decrypts a value', () => {
+    const again = `k2:${randomBytes(32).toString('base64')}`;
+    const reused = `k1:${randomBytes(32).toString('base64')}`;
+    expect(
+      botProblems({ ...bot, PAYOPS_ENCRYPTION_OLD_KEYS: `${OTHER_KEY},${reused},${again}` }),
+    ).toEqual([
+      'PAYOPS_ENCRYPTION_OLD_KEYS: entry 2 has the same key id as PAYOPS_ENCRYPTION_KEY: give each key an id of its own',
+      'PAYOPS_ENCRYPTION_OLD_KEYS: entry 3 has the same key id as entry 1: give each key an id of its own',
+    ]);
   });
 });

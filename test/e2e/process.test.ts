@@ -1,8 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/domain/operations.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
@@ -17,16 +20,19 @@ import {
   payopsEnvironment,
   requestPayout,
   sleep,
+  spawnPayops,
   startPayops,
 } from '../helpers/bot-process.ts';
 
 /**
  * payops as a process of its own, as `npm start` runs it: a modal's answer inside its
- * acknowledgement, the build, a port it cannot take, readiness, and a shutdown that lets a
- * payout in flight finish and tells its outcome.
+ * acknowledgement, a port it cannot take, a database it cannot reach, readiness, and a shutdown
+ * that lets a payout in flight finish and tells its outcome; then the build, as production runs
+ * it with its dependencies alone: `npm start` and the `payops` bin.
  */
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const execFileAsync = promisify(execFile);
 
 let sandbox: PaymentsSandbox;
 let slack: SlackEmulation;
@@ -87,25 +93,6 @@ describe('payops as a process', () => {
     expect(createPayoutCalls(sandbox)).toHaveLength(0);
   });
 
-  it("runs as built for production: npm run build, then npm start's command answers a command", {
-    timeout: 90_000,
-  }, async () => {
-    execFileSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
-    const payops = await startPayops(
-      'built',
-      payopsEnvironment(sandbox, slack, {}),
-      npmStartArguments(),
-    );
-    const sent = await slack.driver(payops.eventsUrl).slashCommand({
-      text: 'balance wal_acme_eth_ops',
-      userId: 'U0DAVE',
-      channelId: 'C0PAYOPS',
-    });
-    expect(sent.status).toBe(200);
-    const answer = await slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
-    expect(JSON.stringify(answer.body)).toContain('wal_acme_eth_ops');
-  });
-
   it('exits when it cannot listen (port taken), holding nothing', {
     timeout: 40_000,
   }, async () => {
@@ -119,6 +106,21 @@ describe('payops as a process', () => {
     } finally {
       squatter.close();
     }
+  });
+
+  it('exits when PostgreSQL cannot be reached, without printing its password', {
+    timeout: 30_000,
+  }, async () => {
+    const payops = await spawnPayops(
+      'no-database',
+      payopsEnvironment(sandbox, slack, {
+        DATABASE_URL: 'postgres://payops:Unr3achable-Secret@127.0.0.1:9/payops',
+      }),
+    );
+    const exit = await Promise.race([payops.exited, sleep(25_000).then(() => 'still running')]);
+    expect(exit).toEqual({ code: 1, signal: null });
+    expect(payops.output()).toContain('ECONNREFUSED');
+    expect(payops.output()).not.toContain('Unr3achable');
   });
 
   it('answers /readyz with each dependency’s check', { timeout: 30_000 }, async () => {
@@ -156,5 +158,55 @@ describe('payops as a process', () => {
         (call) => call.args.thread_ts === message.ts && /submitted/.test(String(call.args.text)),
       );
     expect(told, 'the requester is told it was submitted before payops exits').toBeDefined();
+  });
+});
+
+describe('payops as built for production (npm run build)', () => {
+  const packageJson = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    bin: Record<string, string>;
+    dependencies: Record<string, string>;
+    devDependencies: Record<string, string>;
+  };
+  const bin = (args: string[]) =>
+    execFileAsync(process.execPath, [packageJson.bin.payops ?? 'no payops bin', ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '' },
+    });
+
+  beforeAll(() => {
+    execFileSync('npm', ['run', '--silent', 'build'], { cwd: REPO_ROOT, stdio: 'pipe' });
+  }, 90_000);
+
+  it("npm start's command answers a command", { timeout: 30_000 }, async () => {
+    const payops = await startPayops(
+      'built',
+      payopsEnvironment(sandbox, slack, {}),
+      npmStartArguments(),
+    );
+    const sent = await slack.driver(payops.eventsUrl).slashCommand({
+      text: 'balance wal_acme_eth_ops',
+      userId: 'U0DAVE',
+      channelId: 'C0PAYOPS',
+    });
+    expect(sent.status).toBe(200);
+    const answer = await slack.nextResponse(sent.responseUrlId, { timeoutMs: 10_000 });
+    expect(JSON.stringify(answer.body)).toContain('wal_acme_eth_ops');
+  });
+
+  it('runs the payops bin, compiled: --help, doctor --help, and doctor against a sandbox', {
+    timeout: 30_000,
+  }, async () => {
+    expect(packageJson.bin).toEqual({ payops: 'dist/cli/payops.js' });
+    const help = await bin(['--help']);
+    for (const command of ['start', 'doctor', 'sandbox', 'demo']) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    }
+    expect((await bin(['doctor', '--help'])).stdout).toContain('Usage: payops doctor [--sandbox]');
+    expect((await bin(['doctor', '--sandbox'])).stdout).toContain('All first checks passed.');
+  });
+
+  it('needs no TypeScript runner in production: tsx (and esbuild) are development dependencies', () => {
+    expect(Object.keys(packageJson.dependencies)).not.toContain('tsx');
+    expect(Object.keys(packageJson.devDependencies)).toContain('tsx');
   });
 });

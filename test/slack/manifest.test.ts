@@ -5,7 +5,7 @@ import { parse } from 'yaml';
 import { AccessControl } from '../../src/app/access.ts';
 import { ApprovalWorkflow } from '../../src/app/approvals.ts';
 import { ReadService } from '../../src/app/reads.ts';
-import { loadConfig } from '../../src/config.ts';
+import { generateKeyEnv, loadConfig } from '../../src/config.ts';
 import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PaymentsClient } from '../../src/payments/client.ts';
@@ -65,6 +65,7 @@ async function registered() {
     PAYOPS_REQUESTERS: 'U1234',
     PAYOPS_APPROVERS: 'U5678',
     PAYOPS_APPROVALS_CHANNEL: 'C1234',
+    ...generateKeyEnv(),
   });
   const logger = createLogger({ level: 'silent', secrets: [] });
   const client = new PaymentsClient({ ...config.payments, logger });

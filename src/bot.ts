@@ -8,6 +8,7 @@ import { runFirstChecks } from './app/first-checks.ts';
 import { ReadService } from './app/reads.ts';
 import type { Config } from './config.ts';
 import { loadPolicy } from './domain/policy.ts';
+import { Signer } from './domain/signer.ts';
 import type { Logger } from './logger.ts';
 import { PaymentsClient } from './payments/client.ts';
 import { ProviderBusyError } from './payments/errors.ts';
@@ -17,7 +18,8 @@ import { boltLogger } from './slack/bolt-logger.ts';
 import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
 import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
 import { SlackRateLimiter } from './slack/rate-limits.ts';
-import type { Database } from './store/database.ts';
+import { auditSessionSettings } from './store/audit-chain.ts';
+import { applySessionSettings, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
 import { OutboxStore } from './store/outbox-store.ts';
 import { openPglite } from './store/pglite.ts';
@@ -88,7 +90,8 @@ export async function startBot(
     });
     const identity = await resolveBotIdentity(outboxClient);
 
-    const db = await openStore(config);
+    const signer = new Signer(config.signingKey);
+    const db = await openStore(config, signer);
     closing.push(() => db.close());
     await migrate(db);
 
@@ -103,6 +106,7 @@ export async function startBot(
       outbox: outboxStore,
       onChange: () => outbox?.nudge(),
       client: payments,
+      signer,
       keyScopes,
       policy,
       access,
@@ -212,11 +216,17 @@ function freezeNotice(state: FreezeState): FreezeNotice | undefined {
   };
 }
 
-/** PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing). */
-function openStore(config: Config): Promise<Database> {
-  if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl);
+/**
+ * PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing).
+ * Every session carries the audit chain's key.
+ */
+async function openStore(config: Config, signer: Signer): Promise<Database> {
+  const session = auditSessionSettings(signer.auditKey);
+  if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl, { session });
   const { dataDir } = config.store;
-  return openPglite(dataDir === 'memory://' ? undefined : dataDir);
+  const db = await openPglite(dataDir === 'memory://' ? undefined : dataDir);
+  await applySessionSettings(db, session);
+  return db;
 }
 
 export class StartupRefused extends Error {

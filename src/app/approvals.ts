@@ -1,8 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   bodyText,
-  fingerprint,
-  holdKey,
   type PaymentRequest,
   type ProviderOutcome,
   type RequestLabels,
@@ -12,6 +10,7 @@ import {
 import { maskLongNumbers } from '../domain/masking.ts';
 import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
 import { approvalRefusal, expiryMs, type Policy, requiredApprovals } from '../domain/policy.ts';
+import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
@@ -38,6 +37,8 @@ export interface WorkflowDeps {
   /** Called after every change: its Slack messages are waiting in the outbox. */
   onChange?: () => void;
   client: PaymentsClient;
+  /** Keyed digests of writes: fingerprints, holds, approval seals, payee tags. */
+  signer: Signer;
   keyScopes: readonly string[];
   policy: Policy;
   access: AccessControl;
@@ -131,8 +132,9 @@ export class ApprovalWorkflow {
     const missing = this.missingScopes(intent);
     if (missing.length > 0) return { kind: 'missing-scopes', missing };
     const body = bodyText(intent);
-    const writeFingerprint = fingerprint(intent.operationId, intent.path, body);
-    const writeHoldKey = holdKey(intent.operationId, intent.path, body);
+    const { signer } = this.#deps;
+    const writeFingerprint = signer.fingerprint(intent.operationId, intent.path, body);
+    const writeHoldKey = signer.holdKey(intent.operationId, intent.path, body);
     // Told now rather than at the approval: the same write may already have been executed.
     const twin = await this.#deps.store.unsettledTwin(writeHoldKey);
     if (twin) return { kind: 'held', twin };
@@ -173,14 +175,13 @@ export class ApprovalWorkflow {
     // The write's deadline counts from before the claim, so it is sent within the lease or not.
     const claimStartedAt = performance.now();
     const result = await whenCardRecorded(() =>
-      this.#deps.store.approve(
-        id,
-        approverId,
-        this.#deps.instanceId,
-        (request) =>
+      this.#deps.store.approve(id, approverId, this.#deps.instanceId, {
+        refusal: (request) =>
           this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
-        (request) => this.#stillCounted(request),
-      ),
+        stillCounted: (request) => this.#stillCounted(request),
+        seal: (request, approver) =>
+          this.#deps.signer.approvalSeal(request.id, request.fingerprint, approver),
+      }),
     );
     this.#changed();
     if (result.kind !== 'claimed') return result;
@@ -461,10 +462,17 @@ export class ApprovalWorkflow {
     claimToken: string,
     log: Logger,
   ): Promise<string | undefined> {
-    // What is sent must be byte for byte what was approved.
-    if (fingerprint(request.operationId, request.path, request.body) !== request.fingerprint) {
-      log.error('payload does not match its approved fingerprint; not sent');
-      return 'The stored payload no longer matches what was approved; nothing was sent.';
+    // What is sent must be byte for byte what was approved, by every approver counted: the
+    // keys are not in the database, so a changed payload or approval cannot be made to match.
+    const { signer } = this.#deps;
+    const sealed = (approval: PaymentRequest['approvals'][number]) =>
+      approval.seal === signer.approvalSeal(request.id, request.fingerprint, approval.userId);
+    if (
+      signer.fingerprint(request.operationId, request.path, request.body) !== request.fingerprint ||
+      !request.approvals.every(sealed)
+    ) {
+      log.error('payload or approvals do not match what was approved; not sent');
+      return 'The stored payload or its approvals no longer match what was approved; nothing was sent.';
     }
     try {
       const fence = await this.#deps.store.markSending(request.id, claimToken, this.#deps.leaseMs);

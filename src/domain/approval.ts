@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-import { plainDecimal } from './decimal.ts';
 import type { WriteOperationId } from './operations.ts';
 
 /**
@@ -47,53 +45,6 @@ export interface WriteIntent {
 /** The exact JSON text that will be sent, or undefined for a write without a body. */
 export function bodyText(intent: WriteIntent): string | undefined {
   return Object.keys(intent.fields).length === 0 ? undefined : JSON.stringify(intent.fields);
-}
-
-/**
- * A short fingerprint of exactly what will be sent. It is shown on the approval message and
- * checked again right before the call, so what is executed is what was approved.
- */
-export function fingerprint(
-  operationId: WriteOperationId,
-  path: Readonly<Record<string, string>>,
-  body: string | undefined,
-): string {
-  const pathPart = Object.keys(path)
-    .sort()
-    .map((name) => `${name}=${path[name]}`)
-    .join('&');
-  return createHash('sha256')
-    .update(`${operationId}\n${pathPart}\n${body ?? ''}`)
-    .digest('hex')
-    .slice(0, 16);
-}
-
-/**
- * What the provider would read a write as, for the hold (`UnsettledTwin`): every string in the
- * path and body NFKC-normalised, trimmed, with runs of spaces as one and upper-cased, and a
- * decimal number written plainly (`5.50`, `05.500` → `5.5`). It over-matches on purpose — a
- * second payment held by mistake waits, one let through may pay twice — and is never sent.
- */
-export function holdKey(
-  operationId: WriteOperationId,
-  path: Readonly<Record<string, string>>,
-  body: string | undefined,
-): string {
-  const fields = body === undefined ? {} : (JSON.parse(body) as Record<string, unknown>);
-  const canonical = (entries: Record<string, unknown>) =>
-    Object.keys(entries)
-      .sort()
-      .map((name) => [name, canonicalValue(entries[name])]);
-  return createHash('sha256')
-    .update(JSON.stringify([operationId, canonical(path), canonical(fields)]))
-    .digest('hex')
-    .slice(0, 32);
-}
-
-function canonicalValue(value: unknown): unknown {
-  if (typeof value !== 'string') return value;
-  const text = value.normalize('NFKC').trim().replace(/\s+/g, ' ').toUpperCase();
-  return plainDecimal(text) ?? text;
 }
 
 /**
@@ -154,12 +105,12 @@ export interface PaymentRequest {
   /** Exact JSON text to send; undefined for a write without a body. */
   body: string | undefined;
   fingerprint: string;
-  /** The canonical form's digest (`holdKey`): what the hold compares. */
+  /** The canonical form's digest (`Signer.holdKey`): what the hold compares. */
   holdKey: string;
   requesterId: string;
   status: RequestStatus;
   requiredApprovals: number;
-  approvals: Array<{ userId: string; at: string }>;
+  approvals: Approval[];
   createdAt: string;
   expiresAt: string;
   /** Where its approval message is: a click counts only from there. */
@@ -172,6 +123,13 @@ export interface PaymentRequest {
   /** Names for the identifiers in the request, for people; never sent. */
   labels?: RequestLabels | undefined;
   updatedAt: string;
+}
+
+export interface Approval {
+  userId: string;
+  at: string;
+  /** `Signer.approvalSeal` of what they approved; none on an approval made before seals. */
+  seal?: string | undefined;
 }
 
 export interface RequestLabels {

@@ -16,3 +16,19 @@ export interface Database extends Queryable {
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
+
+/**
+ * Settings every session payops opens has from its start, such as the audit chain's keys
+ * (`auditSessionSettings`). Values are words: hex or identifiers.
+ */
+export type SessionSettings = Readonly<Record<string, string>>;
+
+/** For an engine with one session for good (PGlite): the settings, set once. */
+export async function applySessionSettings(
+  db: Queryable,
+  settings: SessionSettings,
+): Promise<void> {
+  for (const [name, value] of Object.entries(settings)) {
+    await db.query('select set_config($1, $2, false)', [name, value]);
+  }
+}

@@ -1,12 +1,17 @@
 import pg from 'pg';
-import type { Database, Queryable } from './database.ts';
+import type { Database, Queryable, SessionSettings } from './database.ts';
 
 /** PostgreSQL through `pg`: several payops replicas may share one database. */
 export async function openPostgres(
   connectionString: string,
-  options: { max?: number } = {},
+  options: { max?: number; session?: SessionSettings } = {},
 ): Promise<Database> {
-  const pool = new pg.Pool({ connectionString, max: options.max ?? 10 });
+  const pool = new pg.Pool({
+    connectionString,
+    max: options.max ?? 10,
+    // Given at connection start, never as a statement: not in a statement log or pg_stat_activity.
+    ...(options.session && { options: startupOptions(options.session) }),
+  });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => {});
   const queryable = (client: pg.Pool | pg.PoolClient): Queryable => ({
@@ -60,4 +65,16 @@ function statementName(sql: string): string {
     statementNames.set(sql, name);
   }
   return name;
+}
+
+/** `-c name=value …` for the startup packet; values are hex or words, never with spaces. */
+function startupOptions(settings: SessionSettings): string {
+  return Object.entries(settings)
+    .map(([name, value]) => {
+      if (!/^[\w.]+$/.test(name) || !/^\w*$/.test(value)) {
+        throw new TypeError(`session setting ${name} must be a word`);
+      }
+      return `-c ${name}=${value}`;
+    })
+    .join(' ');
 }

@@ -73,13 +73,17 @@ export type ApproveResult =
  */
 export type ApprovalRule = (request: PaymentRequest, approverId: string) => string | undefined;
 
-/**
- * Asked only when this approval could complete a request: how many of its earlier approvals
- * still count (their approvers may no longer be approvers), or why it cannot be told now.
- */
-export type StillCounted = (
-  request: PaymentRequest,
-) => Promise<{ counted: number } | { refusal: string }>;
+/** What an approval is checked against and sealed with, on the request as read. */
+export interface ApprovalChecks {
+  refusal: ApprovalRule;
+  /**
+   * Asked only when this approval could complete the request: how many of its earlier
+   * approvals still count (their approvers may no longer be approvers), or why it cannot tell.
+   */
+  stillCounted(request: PaymentRequest): Promise<{ counted: number } | { refusal: string }>;
+  /** The seal of what this approver approves (`Signer.approvalSeal`). */
+  seal(request: PaymentRequest, approverId: string): string;
+}
 
 /**
  * Columns are named, never `*`: a prepared statement whose result type changed (a replica
@@ -93,7 +97,7 @@ const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint,
 const REQUEST_ROW_COLUMNS = REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1');
 
 const REQUEST_COLUMNS = `${REQUEST_ROW_COLUMNS}, coalesce(
-    (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at) order by a.approved_at)
+    (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at, 'seal', a.seal) order by a.approved_at)
        from approvals a where a.request_id = r.id), '[]'::json) as approval_list`;
 
 /** An audit row's columns as every statement that writes one names them. */
@@ -160,7 +164,7 @@ const APPROVE_AND_CLAIM = `
        and not exists (select 1 from twin)
     returning id, fingerprint, updated_at
   ), approval as (
-    insert into approvals (request_id, approver_id) select id, $2 from bumped
+    insert into approvals (request_id, approver_id, seal) select id, $2, $10 from bumped
     returning approved_at
   ), approved_audit as (
     ${INSERT_AUDIT}
@@ -314,8 +318,7 @@ export class RequestStore {
     id: number,
     approverId: string,
     claimedBy: string,
-    rule: ApprovalRule,
-    stillCounted: StillCounted,
+    checks: ApprovalChecks,
   ): Promise<ApproveResult> {
     // Optimistic: the rules run on the request as read, and the write counts only if nothing
     // changed since (its version), so no transaction holds a lock across a round trip.
@@ -327,15 +330,16 @@ export class RequestStore {
       );
       if (!row) return { kind: 'not_found' };
       const request = toRequest(row);
-      const refusal = rule(request, approverId);
+      const refusal = checks.refusal(request, approverId);
       if (refusal) return { kind: 'refused', reason: refusal, request };
       let counted = request.approvals.length;
       if (counted + 1 >= request.requiredApprovals) {
-        const earlier = await stillCounted(request);
+        const earlier = await checks.stillCounted(request);
         if ('refusal' in earlier) return { kind: 'refused', reason: earlier.refusal, request };
         counted = earlier.counted;
       }
       const complete = counted + 1 >= request.requiredApprovals;
+      const seal = checks.seal(request, approverId);
       if (complete) {
         const freeze = toFreeze(row);
         if (freeze.frozen) return { kind: 'frozen', freeze, request };
@@ -362,6 +366,7 @@ export class RequestStore {
         JSON.stringify({ claimedBy }),
         String(row.version),
         claimToken,
+        seal,
       ]);
       if (!written?.approved_at) {
         const twin = written && toTwin(written);
@@ -371,7 +376,7 @@ export class RequestStore {
       }
       const approvals = [
         ...request.approvals,
-        { userId: approverId, at: iso(written.approved_at) },
+        { userId: approverId, at: iso(written.approved_at), seal },
       ];
       if (!complete) return { kind: 'recorded', request: { ...request, approvals } };
       if (written.claimed_updated_at === null) {
@@ -683,7 +688,7 @@ interface Row {
   outcome: ProviderOutcome | null;
   reconciliation: Reconciliation | null;
   labels: RequestLabels | null;
-  approval_list: Array<{ userId: string; at: string }> | string;
+  approval_list: Array<{ userId: string; at: string; seal: string | null }> | string;
 }
 
 async function load(db: Queryable, id: number): Promise<PaymentRequest | undefined> {
@@ -704,10 +709,13 @@ function toRequest(row: Row): PaymentRequest {
     requesterId: row.requester_id,
     status: row.status,
     requiredApprovals: row.required_approvals,
-    approvals: (approvals as Array<{ userId: string; at: string }>).map((approval) => ({
-      userId: approval.userId,
-      at: iso(approval.at),
-    })),
+    approvals: (approvals as Array<{ userId: string; at: string; seal: string | null }>).map(
+      (approval) => ({
+        userId: approval.userId,
+        at: iso(approval.at),
+        seal: approval.seal ?? undefined,
+      }),
+    ),
     createdAt: iso(row.created_at),
     expiresAt: iso(row.expires_at),
     channelId: row.channel_id ?? undefined,

@@ -10,6 +10,7 @@ import { RequestStore } from '../../src/store/request-store.ts';
 import { createPayoutCalls, sleep } from '../helpers/bot-process.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { captureLogger, clientFor, EXAMPLE_CALLS } from '../helpers/payments.ts';
+import { testSigner } from '../helpers/requests.ts';
 
 /**
  * The claimed write's one call, and what may stop it: a process that waited past its lease
@@ -85,6 +86,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
       store,
       outbox: new OutboxStore(gate.db),
       client: clientFor(sandbox.url, { writeTimeoutMs: 1_000, readTimeoutMs: 1_000 }),
+      signer: testSigner,
       keyScopes: ['read', 'payments:write'],
       policy: { ...DEFAULT_POLICY, defaultApprovals: requiredApprovals },
       access: new AccessControl({ members: async () => approverGroup }),

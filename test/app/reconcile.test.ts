@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { reconcile } from '../../src/app/reconcile.ts';
-import { fingerprint, holdKey, type PaymentRequest } from '../../src/domain/approval.ts';
+import type { PaymentRequest } from '../../src/domain/approval.ts';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
 import type { PaymentsClient } from '../../src/payments/client.ts';
 import {
@@ -9,6 +9,7 @@ import {
   startPaymentsSandbox,
 } from '../../src/sandbox/payments-api.ts';
 import { clientFor, EXAMPLE_CALLS } from '../helpers/payments.ts';
+import { testSigner } from '../helpers/requests.ts';
 
 let sandbox: PaymentsSandbox;
 let client: PaymentsClient;
@@ -35,8 +36,8 @@ function approved(
     operationId,
     path,
     body,
-    fingerprint: fingerprint(operationId, path, body),
-    holdKey: holdKey(operationId, path, body),
+    fingerprint: testSigner.fingerprint(operationId, path, body),
+    holdKey: testSigner.holdKey(operationId, path, body),
     requesterId: 'U0ALICE',
     status: 'unknown',
     requiredApprovals: 1,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import pg from 'pg';
 import type { Database } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
@@ -63,4 +64,12 @@ export async function freshDatabase(
       await cleanup.end();
     },
   };
+}
+
+/** Every migration's version (`0001`, …), as the migrations folder holds them. */
+export function migrationVersions(): string[] {
+  return readdirSync(new URL('../../src/store/migrations/', import.meta.url))
+    .filter((name) => name.endsWith('.sql'))
+    .map((name) => name.slice(0, 4))
+    .sort();
 }

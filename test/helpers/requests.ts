@@ -1,5 +1,8 @@
-import { fingerprint, holdKey } from '../../src/domain/approval.ts';
-import type { NewRequest, StillCounted } from '../../src/store/request-store.ts';
+import { Signer } from '../../src/domain/signer.ts';
+import type { ApprovalChecks, ApprovalRule, NewRequest } from '../../src/store/request-store.ts';
+
+/** The tests' signing key: made up, as every deployment's is its own. */
+export const testSigner = new Signer(Buffer.alloc(32, 7));
 
 let payees = 0;
 
@@ -23,8 +26,8 @@ export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
     operationId: 'createPayout',
     path: {},
     body,
-    fingerprint: fingerprint('createPayout', {}, body),
-    holdKey: holdKey('createPayout', {}, body),
+    fingerprint: testSigner.fingerprint('createPayout', {}, body),
+    holdKey: testSigner.holdKey('createPayout', {}, body),
     requesterId: 'U0ALICE',
     requiredApprovals: 1,
     expiresAt: new Date(Date.now() + 60_000),
@@ -33,7 +36,17 @@ export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
   };
 }
 
-/** Every earlier approval still counts: its approver is still one. */
-export const allStillCount: StillCounted = async (request) => ({
-  counted: request.approvals.length,
-});
+/** `refusal`'s rules, every earlier approval still counting, sealed with the tests' key. */
+export function checks(
+  refusal: ApprovalRule = () => undefined,
+  stillCounted: ApprovalChecks['stillCounted'] = async (request) => ({
+    counted: request.approvals.length,
+  }),
+): ApprovalChecks {
+  return {
+    refusal,
+    stillCounted,
+    seal: (request, approverId) =>
+      testSigner.approvalSeal(request.id, request.fingerprint, approverId),
+  };
+}

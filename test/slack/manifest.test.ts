@@ -14,6 +14,7 @@ import type { Database } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox-store.ts';
 import { openPglite } from '../../src/store/pglite.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
+import { testSigner } from '../helpers/requests.ts';
 
 interface Manifest {
   _metadata: { major_version: number };
@@ -75,6 +76,7 @@ async function registered() {
     store: new RequestStore(db),
     outbox: new OutboxStore(db),
     client,
+    signer: testSigner,
     keyScopes: ['read'],
     policy: DEFAULT_POLICY,
     access,

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { openPglite, pgliteDatabase } from '../../src/store/pglite.ts';
+import { migrationVersions } from '../helpers/db.ts';
 
 function freshDir(): string {
   return mkdtempSync(join(tmpdir(), 'payops-create-'));
@@ -17,7 +18,7 @@ describe('a fresh embedded store folder', () => {
       const versions = await db.query<{ version: string }>(
         'select version from schema_migrations order by version',
       );
-      expect(versions.map((row) => row.version)).toEqual(['0001', '0002', '0003', '0004', '0005']);
+      expect(versions.map((row) => row.version)).toEqual(migrationVersions());
       expect(existsSync(join(dir, 'pgdata', 'PG_VERSION'))).toBe(true);
     } finally {
       await db.close();
@@ -32,7 +33,9 @@ describe('a fresh embedded store folder', () => {
     writeFileSync(join(dir, 'pgdata.creating', 'half-written'), 'x');
     const db = await openPglite(dir);
     try {
-      expect(await db.query('select version from schema_migrations')).toHaveLength(5);
+      expect(await db.query('select version from schema_migrations')).toHaveLength(
+        migrationVersions().length,
+      );
       expect(existsSync(join(dir, 'pgdata.creating'))).toBe(false);
     } finally {
       await db.close();

@@ -12,3 +12,7 @@ alter table payment_requests alter column hold_key set not null;
 drop index payment_requests_unsettled;
 create index payment_requests_unsettled on payment_requests (hold_key)
   where status in ('executing', 'unknown');
+
+-- What each approver approved: a keyed seal of the request and its fingerprint (`Signer`), checked
+-- before the call. Approvals made before it have none and cannot complete a claim.
+alter table approvals add column seal text;

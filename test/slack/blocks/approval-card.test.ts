@@ -2,8 +2,6 @@ import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
-  fingerprint,
-  holdKey,
   type PaymentRequest,
   type Reconciliation,
   type RequestStatus,
@@ -24,6 +22,7 @@ import {
 import type { SlackMessage } from '../../../src/slack/blocks/format.ts';
 import { ACTION } from '../../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
+import { testSigner } from '../../helpers/requests.ts';
 import { allText, expectNoLiveMarkup, expectValidMessage } from './slack-message-checks.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -50,8 +49,8 @@ function request(
     operationId,
     path,
     body,
-    fingerprint: fingerprint(operationId, path, body),
-    holdKey: holdKey(operationId, path, body),
+    fingerprint: testSigner.fingerprint(operationId, path, body),
+    holdKey: testSigner.holdKey(operationId, path, body),
     requesterId: 'U01',
     status: 'pending',
     requiredApprovals: 1,

@@ -1,12 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fingerprint, holdKey, type PaymentRequest } from '../../../src/domain/approval.ts';
+import type { PaymentRequest } from '../../../src/domain/approval.ts';
 import {
   type HistoryEntry,
   renderRequestDetail,
   renderRequestList,
 } from '../../../src/slack/blocks/request-views.ts';
 import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
+import { testSigner } from '../../helpers/requests.ts';
 import { allText, expectValidMessage } from './slack-message-checks.ts';
 
 /** The sandbox payout example's beneficiary account. */
@@ -24,8 +25,8 @@ function payout(
     operationId: 'createPayout',
     path: {},
     body,
-    fingerprint: fingerprint('createPayout', {}, body),
-    holdKey: holdKey('createPayout', {}, body),
+    fingerprint: testSigner.fingerprint('createPayout', {}, body),
+    holdKey: testSigner.holdKey('createPayout', {}, body),
     requesterId: 'U0REQ',
     status: 'pending',
     requiredApprovals: 2,

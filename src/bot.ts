@@ -6,8 +6,9 @@ import { AccessControl } from './app/access.ts';
 import { ApprovalWorkflow } from './app/approvals.ts';
 import { runFirstChecks } from './app/first-checks.ts';
 import { ReadService } from './app/reads.ts';
-import type { Config } from './config.ts';
+import { type Config, secretsOf } from './config.ts';
 import { loadPolicy } from './domain/policy.ts';
+import { registerSecrets } from './domain/scrub.ts';
 import { Signer } from './domain/signer.ts';
 import type { Logger } from './logger.ts';
 import { PaymentsClient } from './payments/client.ts';
@@ -53,6 +54,8 @@ export async function startBot(
   logger: Logger,
   options: BotOptions = {},
 ): Promise<RunningBot> {
+  // Before anything can echo one: no text payops shows or exports may carry them.
+  registerSecrets(secretsOf(config));
   const policy = loadPolicy(config.approvals.policyFile);
   const payments = new PaymentsClient({ ...config.payments, logger });
   const closing: Array<() => Promise<unknown>> = [() => payments.close()];

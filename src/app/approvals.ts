@@ -7,9 +7,9 @@ import {
   type UnsettledTwin,
   type WriteIntent,
 } from '../domain/approval.ts';
-import { maskLongNumbers } from '../domain/masking.ts';
 import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
 import { approvalRefusal, expiryMs, type Policy, requiredApprovals } from '../domain/policy.ts';
+import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
 import type { PaymentsClient } from '../payments/client.ts';
@@ -201,7 +201,7 @@ export class ApprovalWorkflow {
         id,
         approverId,
         (request) => this.#clickRefusal(request, origin) ?? pendingRefusal(request),
-        () => this.#deps.store.reject(id, approverId, reason),
+        () => this.#deps.store.reject(id, approverId, scrub(reason)),
       ),
     );
   }
@@ -243,7 +243,7 @@ export class ApprovalWorkflow {
         this.#deps.store.recordReconciliation(id, {
           checkedAt: this.#now().toISOString(),
           result: executed ? 'found' : 'not_found',
-          detail: maskLongNumbers(note),
+          detail: scrub(note),
           resolvedBy: userId,
         }),
     );
@@ -284,10 +284,11 @@ export class ApprovalWorkflow {
   ): Promise<{ kind: 'done'; freeze: FreezeState } | Denied> {
     const decision = await this.canApprove(userId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
-    const freeze = await this.#deps.store.setFreeze(frozen, userId, reason);
+    const scrubbed = reason && scrub(reason);
+    const freeze = await this.#deps.store.setFreeze(frozen, userId, scrubbed);
     this.#changed();
     this.#deps.logger.warn(
-      { frozen, userId, reason },
+      { frozen, userId, reason: scrubbed },
       frozen ? 'payments frozen' : 'payments unfrozen',
     );
     return { kind: 'done', freeze };
@@ -595,12 +596,12 @@ function pendingRefusal(request: PaymentRequest): string | undefined {
     : `Request #${request.id} is already ${request.status}.`;
 }
 
-/** What the provider said, with any account-like number in its words masked. */
+/** What the provider said, scrubbed: no secret it echoed, no account-like number. */
 function outcomeOf(error: PaymentsApiError): ProviderOutcome {
   return {
     status: error.status,
     requestId: error.requestId,
-    code: maskLongNumbers(error.providerCode ?? error.code),
-    message: maskLongNumbers(error.providerMessage ?? error.userMessage()),
+    code: scrub(error.providerCode ?? error.code),
+    message: scrub(error.providerMessage ?? error.userMessage()),
   };
 }

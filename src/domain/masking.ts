@@ -71,11 +71,14 @@ const SENSITIVE_NAMES = [...BANKING_FIELDS, ...BENEFICIARY_FIELDS].join('|');
  * a request body Bolt logs at debug level): the value is replaced, whatever quoting is used.
  */
 const SENSITIVE_IN_TEXT = new RegExp(
-  `((?:${SENSITIVE_NAMES})\\\\?["']?\\s*(?:=|:|%3D)\\s*\\\\?)("(?:[^"\\\\]|\\\\.)*"|'[^']*'|[^\\s"'&,;}\\]\\\\]+)`,
+  `((?:${SENSITIVE_NAMES})\\\\?["']?\\s*(?:=|:|%3D)\\s*\\\\?)(?!\\[redacted\\])("(?:[^"\\\\]|\\\\.)*"|'[^']*'|[^\\s"'&,;}\\]\\\\]+)`,
   'gi',
 );
 
-/** Scrubs banking and beneficiary values written as `field=value` inside free text. */
+/**
+ * Scrubs banking and beneficiary values written as `field=value` inside free text; a value
+ * already `[redacted]` is left as it is, so scrubbing twice changes nothing.
+ */
 export function redactSensitiveText(text: string): string {
   return text.replace(SENSITIVE_IN_TEXT, (_match, prefix: string, value: string) => {
     const quote = value.startsWith('"') || value.startsWith("'") ? value[0] : '';

@@ -2,6 +2,7 @@ import type { WriteIntent } from './approval.ts';
 import { clip, type Token, tokenize } from './command-text.ts';
 import { closest } from './commands.ts';
 import { isDecimalString, isPositiveDecimalString } from './decimal.ts';
+import { sensitiveKind } from './masking.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
 
 /**
@@ -238,11 +239,112 @@ function unknownField(operationId: WriteOperationId, name: string): FieldError {
   };
 }
 
-// Invisible characters that make two values look alike, or make the approval message show other
-// text than what is sent: C0/C1 controls, line separators, zero-width characters and joiners,
-// the soft hyphen, fillers, variation selectors, tag characters, BOM, and bidi marks.
-export const INVISIBLE =
-  /[\p{Cc}\p{Cf}\p{Variation_Selector}\u115f\u1160\u2028\u2029\u3164\uffa0]|\u034f/u;
+// Characters that make two values look alike, or make the approval message show other text
+// than what is sent: C0/C1 controls, line separators, zero-width characters and joiners, the
+// soft hyphen, fillers and blanks (Hangul, Braille, Khmer), variation selectors, tag characters,
+// BOM, bidi marks, the object and replacement characters, private-use, unassigned and lone
+// surrogate code points.
+const INVISIBLE =
+  /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Variation_Selector}\u115f\u1160\u17b4\u17b5\u2028\u2029\u2800\u3164\uffa0\ufffc\ufffd]|\u034f/u;
+
+/**
+ * Generic combining marks (accents, overlays, strokes) left over once the text is composed
+ * (NFC): an accented letter of Latin, Greek or Cyrillic composes to one character, so what is
+ * left strikes, stacks on or hides letters. Marks of Arabic, Indic and other scripts are
+ * their own blocks and stay allowed.
+ */
+const STRAY_MARK = /[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]/u;
+/** A combining mark with no letter to sit on: at the start, after a space, digit or sign. */
+const MARK_WITHOUT_LETTER = /(?:^|[^\p{L}\p{M}])\p{M}/u;
+
+/** Scripts named in messages, tried in this order; a letter of any other is "another script". */
+const SCRIPTS = [
+  'Latin',
+  'Cyrillic',
+  'Greek',
+  'Armenian',
+  'Georgian',
+  'Cherokee',
+  'Hebrew',
+  'Arabic',
+  'Devanagari',
+  'Bengali',
+  'Tamil',
+  'Thai',
+  'Han',
+  'Hiragana',
+  'Katakana',
+  'Hangul',
+  'Bopomofo',
+] as const;
+const SCRIPT_TESTS = SCRIPTS.map((name) => ({
+  name,
+  test: new RegExp(`^\\p{Script=${name}}$`, 'u'),
+}));
+const OTHER_SCRIPT = 'another script';
+
+/**
+ * Scripts that are written together (Unicode TR 39's "highly restrictive" level): Japanese
+ * mixes Han, Hiragana and Katakana, Korean Han and Hangul, Chinese Han and Bopomofo, each with
+ * Latin. Any other mix (Latin with Cyrillic or Greek…) is how a look-alike is built.
+ */
+const SCRIPTS_WRITTEN_TOGETHER: readonly ReadonlySet<string>[] = [
+  new Set(['Latin', 'Han', 'Hiragana', 'Katakana']),
+  new Set(['Latin', 'Han', 'Hangul']),
+  new Set(['Latin', 'Han', 'Bopomofo']),
+];
+
+/** The scripts of the letters in `text`, in order of appearance; digits and signs have none. */
+export function scriptsOf(text: string): string[] {
+  return [...firstLetterOfEachScript(text).keys()];
+}
+
+/** Each script of `text`'s letters, with its first letter there. */
+function firstLetterOfEachScript(text: string): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const char of text) {
+    if (!/\p{L}/u.test(char)) continue;
+    const script = SCRIPT_TESTS.find((each) => each.test.test(char))?.name ?? OTHER_SCRIPT;
+    if (!found.has(script)) found.set(script, char);
+  }
+  return found;
+}
+
+/** `U+0430`. */
+function codePoint(char: string): string {
+  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/**
+ * Why a value could deceive an approver who reads it on the approval message, or undefined:
+ * invisible characters, stray combining marks, styled or full-width look-alikes of plain
+ * letters and digits, and letters of scripts not written together. A value wholly in another
+ * script than Latin (a name in Cyrillic or Chinese) is accepted; the message names its script.
+ */
+export function deceptionProblem(value: string): string | undefined {
+  const invisible = INVISIBLE.exec(value)?.[0];
+  if (invisible !== undefined) {
+    return `contains an invisible character (${codePoint(invisible)}: a line break, tab, text-direction mark or blank) — retype it`;
+  }
+  const composed = value.normalize('NFC');
+  const mark = STRAY_MARK.exec(composed)?.[0] ?? MARK_WITHOUT_LETTER.exec(composed)?.[0].slice(-1);
+  if (mark !== undefined) {
+    return `contains a combining mark (${codePoint(mark)}) that strikes through, stacks on or hides letters — type the accented letter itself`;
+  }
+  for (const char of value) {
+    const plain = char.normalize('NFKC');
+    if (char > '\u007f' && /^[A-Za-z0-9]+$/.test(plain)) {
+      return `contains \`${char}\` (${codePoint(char)}), a look-alike of \`${plain}\` — type the ordinary character`;
+    }
+  }
+  const letters = firstLetterOfEachScript(value);
+  const scripts = [...letters.keys()];
+  const together = SCRIPTS_WRITTEN_TOGETHER.some((set) => scripts.every((name) => set.has(name)));
+  if (scripts.length < 2 || together) return undefined;
+  const [, second = ''] = scripts;
+  const char = letters.get(second) ?? '';
+  return `mixes ${scripts.join(' and ')} letters (\`${char}\` ${codePoint(char)} is ${second}) — a letter from another script makes one name pass for another; write it in one script`;
+}
 
 /** Spaces that look like an ordinary one but are not (no-break, thin, ideographic…). */
 const SPECIAL_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
@@ -253,10 +355,12 @@ function valueProblem(name: string, value: string, isPathParam: boolean): string
   if (value.length > MAX_VALUE_LENGTH) {
     return `${value.length} characters long; at most ${MAX_VALUE_LENGTH}`;
   }
-  if (INVISIBLE.test(value)) {
-    return 'contains an invisible control character (a line break, tab or text-direction mark) — retype it';
-  }
+  const deceptive = deceptionProblem(value);
+  if (deceptive !== undefined) return deceptive;
   if (isPathParam || name.endsWith('_id')) return identifierProblem(value);
+  if (sensitiveKind(name) === 'banking') {
+    return asciiProblem(value, 'a bank or wallet number') ?? spacingProblem(value);
+  }
   if (name === 'amount') return amountProblem(value);
   if (CURRENCY_FIELDS.has(name)) return currencyProblem(value);
   if (name === 'country') return countryProblem(value);
@@ -284,7 +388,18 @@ function identifierProblem(value: string): string | undefined {
   if (value.length > MAX_IDENTIFIER_LENGTH) {
     return `${value.length} characters long; an id has at most ${MAX_IDENTIFIER_LENGTH}`;
   }
-  return undefined;
+  return asciiProblem(value, 'an id');
+}
+
+/**
+ * Ids and bank or wallet numbers are made by machines from ASCII: any other character in one
+ * (a Cyrillic `а`, a full-width digit) only makes it pass for another.
+ */
+function asciiProblem(value: string, what: string): string | undefined {
+  const other = /[^\x20-\x7e]/u.exec(value)?.[0];
+  return other === undefined
+    ? undefined
+    : `\`${clip(value)}\` contains \`${other}\` (${codePoint(other)}) — ${what} is written in plain ASCII letters, digits and signs; retype it`;
 }
 
 function amountProblem(value: string): string | undefined {

@@ -1,5 +1,5 @@
-import { maskLongNumbers } from '../domain/masking.ts';
 import type { OperationId } from '../domain/operations.ts';
+import { scrub } from '../domain/scrub.ts';
 
 /**
  * Every failure of a call to the Payments API, classified once at the boundary.
@@ -67,8 +67,8 @@ export abstract class PaymentsApiError extends Error {
       operationId: this.operationId,
       status: this.status,
       providerCode: this.providerCode,
-      // A provider may quote an account number in its message; logs get it masked.
-      providerMessage: this.providerMessage && maskLongNumbers(this.providerMessage),
+      // A provider may quote an account number, or echo the key, in its message.
+      providerMessage: this.providerMessage && scrub(this.providerMessage),
       requestId: this.requestId,
       outcome: this.outcome,
     };
@@ -197,11 +197,11 @@ const REASON_WORDS: Record<UnknownOutcomeReason, string> = {
   unclear_refusal: 'the provider answered with a 4xx status that does not say it was not executed',
 };
 
-/** The provider's own words for a person, any account-like number in them masked. */
+/** The provider's own words for a person, scrubbed: no echoed secret, no account number. */
 function describeProvider(error: PaymentsApiError): string {
   const parts: string[] = [];
-  if (error.providerCode) parts.push(maskLongNumbers(error.providerCode));
-  if (error.providerMessage) parts.push(maskLongNumbers(error.providerMessage));
+  if (error.providerCode) parts.push(scrub(error.providerCode));
+  if (error.providerMessage) parts.push(scrub(error.providerMessage));
   if (error.requestId) parts.push(`request id ${error.requestId}`);
   return parts.length > 0 ? `: ${parts.join(' — ')}` : '';
 }

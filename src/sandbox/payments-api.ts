@@ -75,6 +75,8 @@ export interface Fault {
   retryAfterSeconds?: number;
   /** For 'status': execute the write first, then answer the status (default false). */
   execute?: boolean;
+  /** For 'status': the error body's message (a provider that echoes what it was sent, say). */
+  message?: string;
 }
 
 export interface RecordedRequest {
@@ -405,7 +407,7 @@ class SandboxServer implements PaymentsSandbox {
           status,
           body: errorBody(
             code,
-            'The service could not complete the request (sandbox fault)',
+            outcome.message ?? 'The service could not complete the request (sandbox fault)',
             requestId,
           ),
           headers: retryAfter === undefined ? {} : { 'Retry-After': String(retryAfter) },

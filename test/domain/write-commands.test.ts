@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bodyText } from '../../src/domain/approval.ts';
 import { READ_COMMAND_WORDS } from '../../src/domain/commands.ts';
+import { sensitiveKind } from '../../src/domain/masking.ts';
 import {
   isWrite,
   OPERATION_IDS,
@@ -9,8 +10,8 @@ import {
   type WriteOperationId,
 } from '../../src/domain/operations.ts';
 import {
+  deceptionProblem,
   type FieldError,
-  INVISIBLE,
   isWriteCommandWord,
   MAX_AMOUNT_DECIMALS,
   MAX_AMOUNT_WHOLE_DIGITS,
@@ -49,6 +50,10 @@ function errorsOf(parse: WriteParse | ReturnType<typeof validateWriteFields>): F
 /** The errors of a payout whose fields are all valid except `changes`. */
 function payoutErrors(changes: Record<string, string | undefined>): FieldError[] {
   return errorsOf(validateWriteFields('createPayout', {}, { ...PAYOUT, ...changes }));
+}
+
+function accepted(changes: Record<string, string>): boolean {
+  return 'intent' in validateWriteFields('createPayout', {}, { ...PAYOUT, ...changes });
 }
 
 function messageFor(field: string, changes: Record<string, string | undefined>): string {
@@ -451,11 +456,83 @@ describe('validateWriteFields', () => {
       'a\u2060b',
       'a\ufe0fb',
       'a\u{e0041}b',
+      '\u2800Jane',
+      'Ja\ufffcne',
+      'Ja\ufffdne',
+      'a\u{f8ff}b',
+      'a\u17b4b',
     ]) {
+      const [invisible = ''] = /[^a-zA-Z]/u.exec(sneaky) ?? [];
+      const code = (invisible.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
       expect(messageFor('beneficiary_name', { beneficiary_name: sneaky })).toBe(
-        'beneficiary_name: contains an invisible control character (a line break, tab or text-direction mark) — retype it',
+        `beneficiary_name: contains an invisible character (U+${code}: a line break, tab, text-direction mark or blank) — retype it`,
       );
     }
+  });
+
+  it('refuses combining marks that strike, stack or hide letters, not accents or other scripts', () => {
+    expect(messageFor('beneficiary_name', { beneficiary_name: 'M\u0336allory' })).toBe(
+      'beneficiary_name: contains a combining mark (U+0336) that strikes through, stacks on or hides letters — type the accented letter itself',
+    );
+    for (const sneaky of [
+      'Ja\u0334ne',
+      'Jane\u20dd',
+      'Jane \u0301Roe',
+      '\u0308Jane',
+      'Jo\u0301\u0301se',
+    ]) {
+      expect(messageFor('beneficiary_name', { beneficiary_name: sneaky })).toMatch(
+        /contains a combining mark \(U\+[0-9A-F]{4}\)/,
+      );
+    }
+    // An accent typed decomposed composes to one letter; Hindi and Arabic need their marks.
+    for (const name of ['José', 'Jose\u0301', 'Zoë', 'मोहन', 'محمد', 'Đặng Thị']) {
+      expect(accepted({ beneficiary_name: name })).toBe(true);
+    }
+  });
+
+  it('refuses styled and full-width look-alikes of plain letters and digits', () => {
+    expect(messageFor('beneficiary_name', { beneficiary_name: '𝖩𝖺𝗇𝖾 Roe' })).toBe(
+      'beneficiary_name: contains `𝖩` (U+1D5A9), a look-alike of `J` — type the ordinary character',
+    );
+    expect(messageFor('beneficiary_account', { beneficiary_account: '0001２3456789' })).toBe(
+      'beneficiary_account: contains `２` (U+FF12), a look-alike of `2` — type the ordinary character',
+    );
+  });
+
+  it('refuses a value mixing scripts, within a word or across words; one script alone is fine', () => {
+    expect(messageFor('beneficiary_name', { beneficiary_name: 'Jаne Roe' })).toBe(
+      'beneficiary_name: mixes Latin and Cyrillic letters (`а` U+0430 is Cyrillic) — a letter from another script makes one name pass for another; write it in one script',
+    );
+    for (const sneaky of ['Jane Рое', 'Αlice', 'Ꭺlice', 'Jane Ελένη']) {
+      expect(messageFor('beneficiary_name', { beneficiary_name: sneaky })).toMatch(
+        /^beneficiary_name: mixes /,
+      );
+    }
+    for (const name of [
+      'Иван Петров',
+      'Ελένη Παππά',
+      '山田たろう',
+      '김민준',
+      'Tシャツ商店',
+      "O'Brien-Smith",
+      'Jane 🙂',
+    ]) {
+      expect(accepted({ beneficiary_name: name })).toBe(true);
+    }
+  });
+
+  it('ids and bank numbers are plain ASCII: a look-alike letter in one is refused, a backtick is not', () => {
+    expect(messageFor('wallet_id', { wallet_id: 'wаl_1' })).toMatch(
+      /^wallet_id: mixes Latin and Cyrillic/,
+    );
+    expect(messageFor('wallet_id', { wallet_id: 'кошелек' })).toBe(
+      'wallet_id: `кошелек` contains `к` (U+043A) — an id is written in plain ASCII letters, digits and signs; retype it',
+    );
+    expect(messageFor('beneficiary_account', { beneficiary_account: 'счет12345' })).toMatch(
+      /^beneficiary_account: `счет12345` contains `с` \(U\+0441\) — a bank or wallet number is written in plain ASCII/,
+    );
+    expect(accepted({ wallet_id: 'wal`1', beneficiary_account: 'DE89 3704 0044' })).toBe(true);
   });
 
   it('puts the intent’s fields in catalogue order, whatever the order given', () => {
@@ -554,14 +631,16 @@ describe('properties', () => {
     if (field.endsWith('currency')) return fc.stringMatching(/^[A-Za-z]{3,6}$/);
     if (field === 'country') return fc.stringMatching(/^[A-Za-z]{2}$/);
     if (field.endsWith('_id')) return fc.stringMatching(/^[A-Za-z0-9_.:-]{3,40}$/);
+    // Bank and wallet numbers are plain ASCII; quotes end a value.
+    if (sensitiveKind(field) === 'banking') return fc.stringMatching(/^[!#-~]{1,40}$/);
     return fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter(
       (text) =>
         text.trim() === text &&
         text !== '' &&
         !text.includes('  ') &&
-        // Quotes end a value; other spaces than ' ' and invisible characters are refused.
+        // Quotes end a value; other spaces than ' ' and deceptive characters are refused.
         !/["\p{Zs}]/u.test(text.replaceAll(' ', '')) &&
-        !INVISIBLE.test(text),
+        deceptionProblem(text) === undefined,
     );
   }
 

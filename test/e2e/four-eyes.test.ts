@@ -6,7 +6,7 @@ import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
-import { ask } from '../helpers/slack.ts';
+import { approvalMessageTs, ask } from '../helpers/slack.ts';
 
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
@@ -29,15 +29,7 @@ async function request(r: Rehearsal, text: string, userId = 'U0ALICE'): Promise<
   const answer = await ask(r, text, { userId });
   const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
   expect(id).toBeGreaterThan(0);
-  // Its approval message, not a thread reply about an earlier request.
-  const card = await r.slack.waitForCall(
-    'chat.postMessage',
-    (call) =>
-      call.args.channel === APPROVALS &&
-      call.args.thread_ts === undefined &&
-      String(call.args.text).startsWith(`#${id} `),
-  );
-  return { id, ts: (card.response as unknown as { ts: string }).ts, confirmation: answer.shown };
+  return { id, ts: await approvalMessageTs(r, id, APPROVALS), confirmation: answer.shown };
 }
 
 /** A click on a request's message; `id` stands for a button still shown by a stale client. */

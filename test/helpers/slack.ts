@@ -21,3 +21,19 @@ export async function ask(
   const body = posted.body as Record<string, unknown>;
   return { status: sent.status, ackMs: sent.ackMs, body, shown: JSON.stringify(body) };
 }
+
+/** The approval message of request `id` as first posted (not a thread reply about it): its ts. */
+export async function approvalMessageTs(
+  rehearsal: Rehearsal,
+  id: number,
+  channelId = 'C0APPROVALS',
+): Promise<string> {
+  const card = await rehearsal.slack.waitForCall(
+    'chat.postMessage',
+    (call) =>
+      call.args.channel === channelId &&
+      call.args.thread_ts === undefined &&
+      String(call.args.text).startsWith(`#${id} `),
+  );
+  return (card.response as unknown as { ts: string }).ts;
+}

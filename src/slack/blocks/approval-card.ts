@@ -4,6 +4,7 @@ import type {
   ConfirmationDialog,
   KnownBlock,
   PlainTextElement,
+  SectionBlock,
 } from '@slack/types';
 import {
   fieldsOf,
@@ -15,17 +16,22 @@ import {
 } from '../../domain/approval.ts';
 import { maskAccount, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
-import { MAX_VALUE_LENGTH } from '../../domain/write-commands.ts';
+import { scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION } from '../interaction-ids.ts';
 import {
   amountText,
   code,
   context as contextBlock,
+  counted,
   dateText,
   escapeMrkdwn,
+  type Fact,
+  factSections,
+  freeText,
   header,
   inlineText,
   joinWithin,
+  literal,
   type SlackMessage,
   section,
   sectionsOfLines,
@@ -94,13 +100,13 @@ const AMOUNT_CURRENCY_FIELDS = ['currency', 'source_currency'];
 /** Banking fields in the order the confirm dialog looks for "the account" of a recipient. */
 const RECIPIENT_ACCOUNT_FIELDS = ['beneficiary_account', 'account_number', 'destination_address'];
 
-const MAX_AMOUNT_TEXT = 200;
 /**
- * A value as long as payops accepts, every character escaped (`&` is `&amp;`), is shown whole:
- * an approver sees all of what is sent.
+ * Far more values, and far more text, than any request payops accepts has (at most 10 values,
+ * 1,500 characters in all): a stored request with more was not made through payops' checks,
+ * and what does not fit is counted rather than shown.
  */
-const MAX_SHOWN = MAX_VALUE_LENGTH * '&amp;'.length;
-const MAX_OTHER_FIELDS_TEXT = 2800;
+const MAX_FACTS = 40;
+const MAX_FACTS_TEXT = 6000;
 /** Confirm dialog limits (Block Kit reference): title 100, text 300, buttons 30. */
 const CONFIRM = { title: 100, text: 300, button: 30 };
 
@@ -114,8 +120,7 @@ export function renderApprovalCard(
   const blocks: KnownBlock[] = [header(requestTitle(request))];
   if (context.freeze && freezeStops(request)) blocks.push(section(freezeBanner(context.freeze)));
   blocks.push(section(statusText(request, context.now)));
-  // Several sections if need be: a section holds 3,000 characters, and every value is shown whole.
-  blocks.push(...sectionsOfLines(requestFacts(request, labels)));
+  blocks.push(...requestBlocks(request, labels));
   if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
   blocks.push(contextBlock([`Payload fingerprint ${code(request.fingerprint)}`]));
   return { text: fallbackText(request), blocks };
@@ -148,7 +153,7 @@ function pastExpiry(request: PaymentRequest, now: Date | undefined): boolean {
 }
 
 function freezeBanner(freeze: FreezeNotice): string {
-  const reason = inlineText(freeze.reason, 500) || '_no reason given_';
+  const reason = freeText(freeze.reason, 500) || '_no reason given_';
   return `:octagonal_sign: *Payments are frozen* by ${person(freeze.by)} ${when(freeze.at)}: ${reason} — approvals that would execute are refused until \`/pay unfreeze\`.`;
 }
 
@@ -174,41 +179,59 @@ export const STATUS_WORDS: Readonly<Record<RequestStatus, string>> = {
 // ——— what exactly is asked ———
 
 /**
- * The request's facts as mrkdwn lines: who asked, the operation, the amount, then each body
- * field — the ones approvers look for on their own line, every other one compactly.
+ * The request's facts: who asked and the operation, then every path parameter and body field
+ * in a table whose values are plain text, so each reads exactly as it is sent (banking numbers
+ * masked). A value with letters of another script than Latin says so next to its name.
  */
-export function requestFacts(request: PaymentRequest, labels: CardLabels = {}): string[] {
+export function requestBlocks(request: PaymentRequest, labels: CardLabels = {}): SectionBlock[] {
   const spec = OPERATIONS[request.operationId];
-  const fields = fieldsOf(request);
   const lines = [
     `*Requested by:* ${person(request.requesterId)} ${when(request.createdAt)}`,
     `*Operation:* ${inlineText(spec.summary)} ${code(`${spec.method} ${spec.path}`, 120)}`,
   ];
-  for (const [name, value] of Object.entries(request.path)) {
+  const facts = requestValues(request, labels);
+  const shown = fitting(facts);
+  if (facts.length === 0) {
+    lines.push('_No body and no parameters: the operation is sent as it is._');
+  } else if (shown.length < facts.length) {
     lines.push(
-      `*${PATH_LABELS.get(name) ?? inlineText(name, 60)}:* ${fieldValue(name, value, labels)}`,
+      `_${counted(facts.length - shown.length, 'more value')} not shown: this request did not pass payops' checks; reject it._`,
     );
+  }
+  return [...sectionsOfLines(lines), ...factSections(shown)];
+}
+
+/** The first facts, as many as fit in `MAX_FACTS` and `MAX_FACTS_TEXT`. */
+function fitting(facts: readonly Fact[]): Fact[] {
+  let room = MAX_FACTS_TEXT;
+  const shown: Fact[] = [];
+  for (const each of facts.slice(0, MAX_FACTS)) {
+    room -= each.label.length + each.value.text.length;
+    if (room < 0) break;
+    shown.push(each);
+  }
+  return shown;
+}
+
+function requestValues(request: PaymentRequest, labels: CardLabels): Fact[] {
+  const fields = fieldsOf(request);
+  const facts: Fact[] = [];
+  for (const [name, value] of Object.entries(request.path)) {
+    facts.push(fact(PATH_LABELS.get(name) ?? name, fieldValue(name, value, labels)));
   }
   const amount = amountOf(fields);
-  if (amount) {
-    lines.push(
-      `*Amount:* ${truncate(amountText(amount.amount, amount.currency), MAX_AMOUNT_TEXT)}`,
-    );
-  }
-  const others: string[] = [];
+  if (amount) facts.push(fact('Amount', plainLine(`${amount.amount} ${amount.currency ?? ''}`)));
   for (const [name, value] of Object.entries(fields)) {
     if (name === 'amount' || (amount && name === amount.currencyField)) continue;
-    const label = FIELD_LABELS.get(name);
-    if (label) lines.push(`*${label}:* ${fieldValue(name, value, labels)}`);
-    else others.push(`${inlineText(name, 60)}: ${fieldValue(name, value, labels)}`);
+    facts.push(fact(FIELD_LABELS.get(name) ?? name, fieldValue(name, value, labels)));
   }
-  if (others.length > 0) {
-    lines.push(`*Other fields:* ${joinWithin(others, ' · ', MAX_OTHER_FIELDS_TEXT)}`);
-  }
-  if (Object.keys(fields).length === 0 && Object.keys(request.path).length === 0) {
-    lines.push('_No body and no parameters: the operation is sent as it is._');
-  }
-  return lines;
+  return facts;
+}
+
+function fact(label: string, shown: string): Fact {
+  const scripts = scriptsOf(shown).filter((script) => script !== 'Latin');
+  const flag = scripts.length > 0 ? ` _(${scripts.join(', ')} letters)_` : '';
+  return { label: `*${inlineText(label, 60) || '(no name)'}*${flag}`, value: literal(shown) };
 }
 
 interface Amount {
@@ -229,19 +252,18 @@ export function amountOf(fields: Readonly<Record<string, unknown>>): Amount | un
   };
 }
 
-/** One field's value as mrkdwn: banking numbers masked, identifiers in code style. */
+/** One field's value as shown: banking numbers masked, ids with the name people know. */
 function fieldValue(name: string, value: unknown, labels: CardLabels): string {
   const text = textOf(value);
   const kind = sensitiveKind(name);
-  if (name === 'destination_address') return code(abbreviatedAddress(text));
-  if (kind === 'banking') return escapeMrkdwn(maskAccount(text));
-  if (kind === 'secret') return '_hidden_';
+  if (name === 'destination_address') return abbreviatedAddress(text);
+  if (kind === 'banking') return maskAccount(text);
+  if (kind === 'secret') return '(hidden)';
   if (name === 'wallet_id' || name === 'walletId') return named(labels.walletLabel, text);
   if (name === 'external_account_id' || name === 'externalAccountId') {
     return named(labels.recipientName, text);
   }
-  if (/(_id|Id)$/.test(name) || FIELD_LABELS.get(name) === 'Rail') return code(text, MAX_SHOWN);
-  return inlineText(text, MAX_SHOWN) || '_empty_';
+  return text;
 }
 
 /**
@@ -254,10 +276,10 @@ function abbreviatedAddress(address: string): string {
   return address.length > 20 ? `${address.slice(0, 8)}…${address.slice(-8)}` : maskAccount(address);
 }
 
-/** `*Acme payroll* · `wal_1``: the name people know, then the id that is sent. */
+/** `wal_1 (Acme payroll)`: the id that is sent, then the name people know it by. */
 function named(label: string | undefined, id: string): string {
-  const name = label === undefined ? '' : inlineText(label, 80);
-  return name === '' ? code(id, MAX_SHOWN) : `*${name}* · ${code(id, MAX_SHOWN)}`;
+  const name = label === undefined ? '' : plainLine(label);
+  return name === '' ? id : `${id} (${name})`;
 }
 
 /** Body values are strings (payops stores them so); anything else is shown as its JSON. */
@@ -316,7 +338,7 @@ function decider(request: PaymentRequest): string {
 }
 
 function reasonText(request: PaymentRequest): string {
-  return inlineText(request.reason ?? '', 600) || '_no reason given_';
+  return freeText(request.reason ?? '', 600) || '_no reason given_';
 }
 
 /** `\nProvider id `po_1` · status `pending` · request id `req_9``, or nothing when none is known. */
@@ -332,7 +354,7 @@ function outcomeDetails(outcome: ProviderOutcome | undefined): string {
     outcome.providerStatus ? `provider status ${code(outcome.providerStatus)}` : '',
     Number.isInteger(outcome.status) ? `HTTP ${outcome.status}` : '',
     outcome.code ? `code ${code(outcome.code)}` : '',
-    outcome.message ? inlineText(outcome.message, 600) : '',
+    outcome.message ? freeText(outcome.message, 600) : '',
     outcome.requestId ? `request id ${code(outcome.requestId)}` : '',
   ]
     .filter(Boolean)
@@ -343,7 +365,7 @@ function reconciliationText(reconciliation: Reconciliation | undefined): string 
   if (reconciliation === undefined) {
     return 'Reconciliation: not checked yet — payops looks for a matching operation at the provider.';
   }
-  const detail = inlineText(reconciliation.detail, 600);
+  const detail = freeText(reconciliation.detail, 600);
   const tail = detail === '' ? '' : ` ${detail}`;
   if (reconciliation.resolvedBy) {
     const verdict =
@@ -391,48 +413,67 @@ function decisionButtons(request: PaymentRequest, labels: CardLabels): ActionsBl
   return { type: 'actions', elements: [approve, reject] };
 }
 
-/** The dialog restates amount and recipient, so nobody approves a different payment by habit. */
+/**
+ * The dialog restates amount and recipient, so nobody approves a different payment by habit.
+ * It holds 300 characters and never cuts a value to fit: when the recipient does not fit
+ * whole, its name and then its details give way to "see the card".
+ */
 function approveConfirm(request: PaymentRequest, labels: CardLabels): ConfirmationDialog {
-  const fields = fieldsOf(request);
-  const amount = amountOf(fields);
-  const recipient = recipientOf(fields, request.path, labels);
-  const what = [
-    OPERATIONS[request.operationId].summary,
-    amount ? ` of ${[amount.amount, amount.currency ?? ''].join(' ').trim()}` : '',
-    recipient ? ` to ${recipient}` : '',
-  ].join('');
+  const amount = amountOf(fieldsOf(request));
+  const what = `${OPERATIONS[request.operationId].summary}${amount ? ` of ${plainLine(`${amount.amount} ${amount.currency ?? ''}`)}` : ''}`;
   const remaining = request.requiredApprovals - request.approvals.length;
   const effect =
     remaining <= 1
       ? 'Your approval sends it to the provider at once, exactly as shown.'
       : `Your approval is one of ${remaining} still needed.`;
+  const wordings = recipientWordings(recipientOf(fieldsOf(request), request.path, labels));
+  const texts = [
+    ...(wordings.length === 0 ? [`${what}. ${effect}`] : []),
+    ...wordings.map((to) => `${what} to ${to}. ${effect}`),
+    `Approve exactly what the card shows. ${effect}`,
+  ];
   return {
     title: plainText(`Approve request #${request.id}?`, CONFIRM.title),
     // Plain text: Slack parses nothing in it, so the requester's text needs no escaping.
-    text: plainText(`${plainLine(what)}. ${effect}`, CONFIRM.text),
+    text: plainText(texts.find((text) => text.length <= CONFIRM.text) ?? effect, CONFIRM.text),
     confirm: plainText('Approve', CONFIRM.button),
     deny: plainText('Back', CONFIRM.button),
     style: 'primary',
   };
 }
 
-/** `Jane Doe (ext_1, ••••1234)`: the name, the recipient id and the masked account, as known. */
+interface Recipient {
+  name: string;
+  /** The recipient id and the masked account, as known. */
+  details: string[];
+}
+
 function recipientOf(
   fields: Readonly<Record<string, unknown>>,
   path: Readonly<Record<string, string>>,
   labels: CardLabels,
-): string {
+): Recipient {
   const name =
     labels.recipientName ?? [fields.beneficiary_name, fields.account_owner_name].find(Boolean);
   const id = fields.external_account_id ?? path.externalAccountId;
   const account = RECIPIENT_ACCOUNT_FIELDS.find((field) => Object.hasOwn(fields, field));
   const details = [
-    id === undefined ? '' : textOf(id),
+    id === undefined ? '' : plainLine(textOf(id)),
     account === undefined ? '' : maskAccount(textOf(fields[account])),
   ].filter(Boolean);
-  const nameText = name === undefined ? '' : textOf(name);
-  if (nameText === '') return details.join(', ');
-  return details.length === 0 ? nameText : `${nameText} (${details.join(', ')})`;
+  return { name: name === undefined ? '' : plainLine(textOf(name)), details };
+}
+
+/**
+ * From the most to the least complete: `Jane Doe (ext_1, ••••1234)`, `ext_1, ••••1234 (name:
+ * see the card)`, `the recipient shown on the card`; none when the write names no recipient.
+ */
+function recipientWordings({ name, details }: Recipient): string[] {
+  const listed = details.join(', ');
+  if (name === '' && listed === '') return [];
+  const whole = name === '' ? listed : listed === '' ? name : `${name} (${listed})`;
+  const nameless = name !== '' && listed !== '' ? [`${listed} (name: see the card)`] : [];
+  return [whole, ...nameless, 'the recipient shown on the card'];
 }
 
 // ——— the requester's side ———
@@ -543,6 +584,7 @@ function plainLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+/** `emoji: false`: a `:name:` someone typed is shown as typed, not turned into a picture. */
 export function plainText(text: string, max: number): PlainTextElement {
-  return { type: 'plain_text', text: truncate(plainLine(text), max), emoji: true };
+  return { type: 'plain_text', text: truncate(plainLine(text), max), emoji: false };
 }

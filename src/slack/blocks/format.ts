@@ -3,8 +3,10 @@ import type {
   HeaderBlock,
   KnownBlock,
   MrkdwnElement,
+  PlainTextElement,
   SectionBlock,
 } from '@slack/types';
+import { scrub } from '../../domain/scrub.ts';
 
 /**
  * Text helpers and the one layout routine every payops message goes through, so that no
@@ -22,6 +24,8 @@ const MAX_BLOCKS = 50;
 const MAX_SECTION_TEXT = 3000;
 const MAX_HEADER_TEXT = 150;
 const MAX_CONTEXT_ELEMENTS = 10;
+const MAX_SECTION_FIELDS = 10;
+const MAX_FIELD_TEXT = 2000;
 /** Slack truncates `text` at 40,000 and advises under 4,000; a notification needs far less. */
 const MAX_FALLBACK_TEXT = 3000;
 /** Undocumented: ~12–13k characters of block text give `msg_blocks_too_long`; stay well under. */
@@ -50,6 +54,14 @@ export function truncate(text: string, max: number): string {
 /** Provider or user text on one line, escaped and cut: safe to place anywhere in mrkdwn. */
 export function inlineText(value: string, max = 200): string {
   return truncate(escapeMrkdwn(value.replace(/\s+/g, ' ').trim()), max);
+}
+
+/**
+ * Text payops did not write and that is not a value it sends (a provider's message, a person's
+ * reason or note), through the one scrubber, then on one line, escaped and cut.
+ */
+export function freeText(value: string, max = 200): string {
+  return inlineText(scrub(value), max);
 }
 
 /** An identifier in `code` style; a backtick inside it would end the span, so it is swapped. */
@@ -147,6 +159,36 @@ export function sectionsOfLines(lines: readonly string[]): SectionBlock[] {
   return texts.map(section);
 }
 
+/**
+ * A value exactly as it is sent, for a section field: plain_text, which Slack renders without
+ * parsing (`*`, `_`, `~`, backticks, `<!channel>`, `:emoji:` all stay as typed). Values payops
+ * accepts are far shorter than the field limit, so a value is never cut in practice.
+ */
+export function literal(value: string): PlainTextElement {
+  // Slack refuses an empty text; payops accepts no blank value, so only a foreign one is.
+  const text = value.trim() === '' ? '(blank value)' : truncate(value, MAX_FIELD_TEXT);
+  return { type: 'plain_text', text, emoji: false };
+}
+
+/** A name in bold (mrkdwn) and the value it names (shown literally): one row of a fact table. */
+export interface Fact {
+  label: string;
+  value: PlainTextElement;
+}
+
+/** Facts as Slack's two-column section fields: name on the left, value on the right. */
+export function factSections(facts: readonly Fact[]): SectionBlock[] {
+  const perSection = MAX_SECTION_FIELDS / 2;
+  const sections: SectionBlock[] = [];
+  for (let start = 0; start < facts.length; start += perSection) {
+    const fields = facts
+      .slice(start, start + perSection)
+      .flatMap((fact) => [mrkdwn(truncate(fact.label, MAX_FIELD_TEXT)), fact.value]);
+    sections.push({ type: 'section', fields });
+  }
+  return sections;
+}
+
 export function context(texts: readonly string[]): ContextBlock {
   return {
     type: 'context',
@@ -166,6 +208,9 @@ function blockTextLength(blocks: readonly KnownBlock[]): number {
   let length = 0;
   for (const block of blocks) {
     if (block.type === 'header' || block.type === 'section') length += block.text?.text.length ?? 0;
+    if (block.type === 'section') {
+      for (const field of block.fields ?? []) length += field.text.length;
+    }
     if (block.type === 'context') {
       for (const element of block.elements) if ('text' in element) length += element.text.length;
     }
@@ -177,6 +222,8 @@ export interface Layout {
   header: string;
   /** Always shown, after the header: notes and lead lines (kept short by their builders). */
   intro: readonly string[];
+  /** Always shown, after the intro: blocks of values that must read exactly as they are. */
+  facts?: readonly SectionBlock[] | undefined;
   /** The body, laid out in order until Slack's limits are reached. */
   units: Iterable<string>;
   /** `each`: a section per unit (list items); `lines`: units are lines sharing sections. */
@@ -194,6 +241,7 @@ export interface Layout {
 export function layOut(layout: Layout): SlackMessage {
   const top: KnownBlock[] = [header(layout.header)];
   if (layout.intro.length > 0) top.push(section(layout.intro.join('\n')));
+  top.push(...(layout.facts ?? []));
   const budget = {
     blocks: MAX_BLOCKS - top.length - 1,
     chars: MAX_BLOCK_TEXT - blockTextLength(top) - FOOTER_RESERVE,

@@ -5,6 +5,7 @@ import {
   code,
   counted,
   escapeMrkdwn,
+  freeText,
   inlineText,
   joinWithin,
   layOut,
@@ -64,7 +65,7 @@ export function renderPaymentsError(error: PaymentsApiError): SlackMessage {
     error.providerCode ? `provider code ${code(error.providerCode)}` : '',
     error.requestId ? `request id ${code(error.requestId)}` : '',
   ].filter(Boolean);
-  return notice(inlineText(error.userMessage(), 2000), [details.join(' · ')]);
+  return notice(freeText(error.userMessage(), 2000), [details.join(' · ')]);
 }
 
 /** Refused before any request: the API key lacks a scope the operation needs. */

@@ -16,6 +16,7 @@ import {
   counted,
   dateText,
   escapeMrkdwn,
+  freeText,
   inlineText,
   joinWithin,
   layOut,
@@ -110,7 +111,7 @@ function walletBalanceText(result: WalletBalanceResult): string {
     .filter(Boolean)
     .join(' · ');
   if (result.error) {
-    return `${title}\nCould not read this balance: ${inlineText(result.error.userMessage(), 600)}`;
+    return `${title}\nCould not read this balance: ${freeText(result.error.userMessage(), 600)}`;
   }
   const facts = factsOf(findRecord(result.body) ?? result.body, RECORD_FACTS);
   const amounts = facts.filter((fact) => fact.amount).map(amountLabel);

@@ -3,6 +3,7 @@ import type {
   ModalView,
   PlainTextInput,
   PlainTextOption,
+  SectionBlock,
   StaticSelect,
 } from '@slack/types';
 import {
@@ -15,7 +16,7 @@ import {
 import { isRecord } from '../../payments/response-shape.ts';
 import { VIEW } from '../interaction-ids.ts';
 import { FIELD_LABELS, plainText } from './approval-card.ts';
-import { code, escapeMrkdwn, inlineText, section } from './format.ts';
+import { code, escapeMrkdwn, factSections, inlineText, literal, section } from './format.ts';
 
 /**
  * The modals of a write request: the form a requester fills in when `/pay <write>` came with
@@ -130,7 +131,7 @@ export function buildRequestModal(
     submit: plainText('Request approval', LIMIT.button),
     close: plainText('Cancel', LIMIT.button),
     blocks: [
-      section(introText(spec, path)),
+      ...introBlocks(spec, path),
       ...spec.bodyFields.map((name) =>
         fieldInput(name, Object.hasOwn(values, name) ? values[name] : undefined, options),
       ),
@@ -138,16 +139,18 @@ export function buildRequestModal(
   };
 }
 
-function introText(spec: OperationSpec, path: Readonly<Record<string, string>>): string {
-  const lines = [`*${inlineText(spec.summary)}* ${code(`${spec.method} ${spec.path}`, 120)}`];
-  for (const name of spec.pathParams) {
-    const value = Object.hasOwn(path, name) ? path[name] : undefined;
-    lines.push(`${escapeMrkdwn(name)}: ${value === undefined ? '_not given_' : code(value, 200)}`);
-  }
-  lines.push(
-    'payops sends exactly what you enter. Nothing is sent until another person approves it.',
-  );
-  return lines.join('\n');
+/** What is asked, then the path parameters already given, shown exactly as typed. */
+function introBlocks(spec: OperationSpec, path: Readonly<Record<string, string>>): SectionBlock[] {
+  const given = spec.pathParams.map((name) => ({
+    label: `*${escapeMrkdwn(name)}*`,
+    value: Object.hasOwn(path, name) ? literal(path[name] as string) : literal('(not given)'),
+  }));
+  return [
+    section(
+      `*${inlineText(spec.summary)}* ${code(`${spec.method} ${spec.path}`, 120)}\npayops sends exactly what you enter. Nothing is sent until another person approves it.`,
+    ),
+    ...factSections(given),
+  ];
 }
 
 function fieldInput(

@@ -4,7 +4,7 @@ import { OPERATIONS } from '../../domain/operations.ts';
 import {
   amountOf,
   person,
-  requestFacts,
+  requestBlocks,
   requestTitle,
   STATUS_WORDS,
   statusText,
@@ -15,9 +15,11 @@ import {
   code,
   counted,
   escapeMrkdwn,
+  freeText,
   inlineText,
   layOut,
   type SlackMessage,
+  sectionsOfLines,
   truncate,
 } from './format.ts';
 
@@ -81,11 +83,13 @@ export function renderRequestDetail(
   const events = history.map(historyLine);
   const messages =
     deliveries.length === 0 ? [] : ['*Slack messages*', ...deliveries.map(deliveryLine)];
+  const facts = [...requestBlocks(request), ...sectionsOfLines(messages)];
   // The heading is the first unit, so it is laid out only when history follows it.
   const units = ['*History*', ...(events.length > 0 ? events : ['_No events recorded._'])];
   return layOut({
     header: requestTitle(request),
-    intro: [statusText(request), ...requestFacts(request), ...messages],
+    intro: [statusText(request)],
+    facts,
     units,
     packing: 'lines',
     footer: (shown) => {
@@ -115,7 +119,7 @@ const DELIVERY_NAMES: Readonly<Record<DeliveryStatus['kind'], string>> = {
 /** What the outbox did with one message: delivered, waiting and why, or failed and why. */
 function deliveryLine(delivery: DeliveryStatus): string {
   const what = `${DELIVERY_NAMES[delivery.kind]}${delivery.event ? ` (${inlineText(delivery.event, 30)})` : ''}`;
-  const why = delivery.lastError ? `: ${inlineText(delivery.lastError, 300)}` : '';
+  const why = delivery.lastError ? `: ${freeText(delivery.lastError, 300)}` : '';
   const tries = delivery.attempts > 1 ? `, ${delivery.attempts} tries` : '';
   switch (delivery.state) {
     case 'delivered':

@@ -247,8 +247,14 @@ class Renderer {
   private section(block: Partial<SectionBlock>): void {
     const text = textOf(block.text, this.format);
     if (text) this.push(...text.split('\n'));
-    for (const field of Array.isArray(block.fields) ? block.fields : []) {
-      const line = this.field(field);
+    const fields: unknown[] = Array.isArray(block.fields) ? block.fields : [];
+    for (let index = 0; index < fields.length; index++) {
+      // A field holding only a bold name, beside its value (a fact table row): `Name: value`.
+      const name = boldName(fields[index], this.format);
+      const line =
+        name !== undefined && index + 1 < fields.length
+          ? `${name}: ${this.field(fields[++index])}`
+          : this.field(fields[index]);
       if (line) this.push(`  ${line}`);
     }
     const accessory = this.element(block.accessory, block.block_id);
@@ -347,6 +353,13 @@ class Renderer {
   private optionLabel(option: Option | undefined): string {
     return isObject(option) ? textOf(option.text, this.format) : '';
   }
+}
+
+/** The name of a field that is only a bold name (`*Beneficiary*`, maybe with an `_(note)_`). */
+function boldName(field: unknown, format: (text: string) => string): string | undefined {
+  if (!isObject(field) || field.type !== 'mrkdwn' || typeof field.text !== 'string')
+    return undefined;
+  return /^\*[^*\n]+\*( _[^_\n]+_)?$/.test(field.text) ? format(field.text) : undefined;
 }
 
 /** The readable text of a text object: plain_text as is, mrkdwn formatted; anything else ''. */

@@ -1,5 +1,6 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow } from '../../app/approvals.ts';
+import { scrubDetail } from '../../domain/scrub.ts';
 import type { AuditEntry } from '../../store/request-store.ts';
 import { notice, type SlackMessage } from '../blocks/format.ts';
 import { renderDirectoryUnavailable, renderNotAllowed } from '../blocks/messages.ts';
@@ -144,7 +145,7 @@ export function auditCsv(entries: AuditEntry[]): string {
     entry.fromStatus ?? '',
     entry.toStatus ?? '',
     entry.fingerprint ?? '',
-    entry.detail ? JSON.stringify(entry.detail) : '',
+    entry.detail ? JSON.stringify(scrubDetail(entry.detail)) : '',
   ]);
   return [CSV_COLUMNS, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n');
 }

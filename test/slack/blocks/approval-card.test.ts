@@ -23,7 +23,12 @@ import type { SlackMessage } from '../../../src/slack/blocks/format.ts';
 import { ACTION } from '../../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
 import { testSigner } from '../../helpers/requests.ts';
-import { allText, expectNoLiveMarkup, expectValidMessage } from './slack-message-checks.ts';
+import {
+  allText,
+  expectNoLiveMarkup,
+  expectValidMessage,
+  factRows,
+} from './slack-message-checks.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const STATUSES = Object.keys(TRANSITIONS) as RequestStatus[];
@@ -143,7 +148,12 @@ function expectValidCard(message: SlackMessage): void {
 function card(req: PaymentRequest, context: Partial<ApprovalCardContext> = {}) {
   const message = renderApprovalCard(req, { now: NOW, ...context });
   expectValidCard(message);
-  return { message, text: allText(message), json: JSON.stringify(message) };
+  return {
+    message,
+    text: allText(message),
+    json: JSON.stringify(message),
+    rows: factRows(message.blocks),
+  };
 }
 
 function buttonsOf(blocks: readonly KnownBlock[]): Button[] {
@@ -160,15 +170,17 @@ describe('renderApprovalCard: what exactly is asked', () => {
   });
 
   it('a payout states requester, operation, amount, wallet, beneficiary, masked numbers and rail', () => {
-    const { text } = card(request(), { labels: { walletLabel: 'Payroll' } });
+    const { text, rows } = card(request(), { labels: { walletLabel: 'Payroll' } });
     expect(text).toContain('*Requested by:* <@U01> <!date^');
     expect(text).toContain('*Operation:* Create a payout `POST /payouts`');
-    expect(text).toContain('*Amount:* 10000.00 USD');
-    expect(text).toContain('*Wallet:* *Payroll* · `wal_1`');
-    expect(text).toContain('*Beneficiary:* Jane Roe');
-    expect(text).toContain('*Account:* ••••6789');
-    expect(text).toContain('*Routing:* ••••0021');
-    expect(text).toContain('*Rail:* `ach`');
+    expect(rows).toEqual([
+      ['*Amount*', '10000.00 USD'],
+      ['*Wallet*', 'wal_1 (Payroll)'],
+      ['*Beneficiary*', 'Jane Roe'],
+      ['*Account*', '••••6789'],
+      ['*Routing*', '••••0021'],
+      ['*Rail*', 'ach'],
+    ]);
   });
 
   it('a transfer takes its currency from source_currency and names the recipient and corridor', () => {
@@ -179,24 +191,30 @@ describe('renderApprovalCard: what exactly is asked', () => {
       source_currency: 'USDC',
       corridor_id: 'cor_us_mx',
     };
-    const { text } = card(request({ operationId: 'createTransfer' }, fields), {
+    const { text, rows } = card(request({ operationId: 'createTransfer' }, fields), {
       labels: { recipientName: 'Acme SA' },
     });
-    expect(text).toContain('*Amount:* 250.5 USDC');
-    expect(text).toContain('*Recipient:* *Acme SA* · `ext_7`');
-    expect(text).toContain('*Corridor:* `cor_us_mx`');
+    expect(rows).toContainEqual(['*Amount*', '250.5 USDC']);
+    expect(rows).toContainEqual(['*Recipient*', 'ext_7 (Acme SA)']);
+    expect(rows).toContainEqual(['*Corridor*', 'cor_us_mx']);
     expect(text).not.toContain('source_currency');
   });
 
-  it('every field without a line of its own is listed compactly under "Other fields"', () => {
+  it('a field without a label of its own is named by its spec name', () => {
     const fields = EXAMPLE_CALLS.createRecipient.body ?? {};
-    const { text } = card(request({ operationId: 'createRecipient' }, fields));
-    expect(text).toContain('*Account number:* ••••6789');
-    expect(text).toContain('*Routing number:* ••••0021');
-    expect(text).toContain('*Account owner:* Jane Roe');
-    expect(text).toContain(
-      '*Other fields:* bank_name: First Test Bank · street_line_1: 1 Main St · city: Springfield · state: IL · postal_code: 62701 · country: US',
-    );
+    const { rows } = card(request({ operationId: 'createRecipient' }, fields));
+    expect(rows).toEqual([
+      ['*Corridor*', fields.corridor_id],
+      ['*Account owner*', 'Jane Roe'],
+      ['*bank_name*', 'First Test Bank'],
+      ['*Account number*', '••••6789'],
+      ['*Routing number*', '••••0021'],
+      ['*street_line_1*', '1 Main St'],
+      ['*city*', 'Springfield'],
+      ['*state*', 'IL'],
+      ['*postal_code*', '62701'],
+      ['*country*', 'US'],
+    ]);
   });
 
   it('a crypto transfer shows its destination address by its first and last 8 characters, never whole', () => {
@@ -208,10 +226,10 @@ describe('renderApprovalCard: what exactly is asked', () => {
       destination_payment_rail: 'polygon',
       destination_address: '0x52908400098527886E0F7030069857D2E4169EE7',
     };
-    const { text, json } = card(request({ operationId: 'createCryptoTransfer' }, fields));
-    expect(text).toContain('*Destination address:* `0x529084…E4169EE7`');
-    expect(text).toContain('*Rail:* `polygon`');
-    expect(text).toContain('destination_currency: USDC');
+    const { rows, json } = card(request({ operationId: 'createCryptoTransfer' }, fields));
+    expect(rows).toContainEqual(['*Destination address*', '0x529084…E4169EE7']);
+    expect(rows).toContainEqual(['*Rail*', 'polygon']);
+    expect(rows).toContainEqual(['*destination_currency*', 'USDC']);
     expect(json).not.toContain('0x52908400098527886E0F7030069857D2E4169EE7');
   });
 
@@ -219,21 +237,22 @@ describe('renderApprovalCard: what exactly is asked', () => {
     '%s: the sandbox example shows every body field, with banking values masked',
     (operationId) => {
       const { body = {}, path = {} } = EXAMPLE_CALLS[operationId];
-      const { text, json } = card(request({ operationId, path }, body));
+      const { text, json, rows } = card(request({ operationId, path }, body));
       for (const [name, value] of Object.entries(body)) {
         if (BANKING_FIELDS.has(name)) expect(json).not.toContain(value);
         else expect(text).toContain(value);
       }
-      for (const value of Object.values(path)) expect(text).toContain(`\`${value}\``);
+      const shown = rows.map(([, value]) => value);
+      for (const value of Object.values(path)) expect(shown).toContain(value);
     },
   );
 
   it('a write without a body names what it acts on from its path', () => {
-    const { text } = card(
+    const { text, rows } = card(
       request({ operationId: 'deactivateRecipient', path: { externalAccountId: 'ext_9' } }, {}),
       { labels: { recipientName: 'Old vendor' } },
     );
-    expect(text).toContain('*Recipient:* *Old vendor* · `ext_9`');
+    expect(rows).toEqual([['*Recipient*', 'ext_9 (Old vendor)']]);
     expect(text).toContain('`POST /external-accounts/{externalAccountId}/deactivate`');
   });
 
@@ -244,8 +263,8 @@ describe('renderApprovalCard: what exactly is asked', () => {
 
   it('amounts keep their exact digits: "10000.00" stays "10000.00", "0.10" stays "0.10"', () => {
     for (const amount of ['10000.00', '0.10', '1e3', '00012.5000']) {
-      const { text } = card(request({}, { ...PAYOUT_FIELDS, amount }));
-      expect(text).toContain(`*Amount:* ${amount} USD`);
+      const { rows } = card(request({}, { ...PAYOUT_FIELDS, amount }));
+      expect(rows).toContainEqual(['*Amount*', `${amount} USD`]);
     }
   });
 
@@ -269,12 +288,14 @@ describe('renderApprovalCard: what exactly is asked', () => {
       { ...PAYOUT_FIELDS, beneficiary_name: hostile, [hostile]: hostile },
     );
     const hostileFreeze = { reason: hostile, by: 'U05', at: '2026-03-01T09:00:00.000Z' };
-    const { text } = card(req, {
+    const { message, rows } = card(req, {
       freeze: hostileFreeze,
       labels: { walletLabel: hostile, recipientName: hostile },
     });
-    expect(text).toContain('*Beneficiary:* &lt;!channel&gt; &lt;@U999&gt;');
-    expect(text).not.toContain('<!channel>');
+    // Values are plain text, which Slack never parses: shown exactly as typed.
+    expect(rows).toContainEqual(['*Beneficiary*', hostile]);
+    expect(rows.filter(([, value]) => value === hostile)).toHaveLength(2);
+    expectNoLiveMarkup(message);
     const pending = card(request(), { freeze: hostileFreeze }).text;
     expect(pending).toContain('*Payments are frozen*');
     expect(pending).not.toContain('<!channel>');
@@ -286,14 +307,36 @@ describe('renderApprovalCard: what exactly is asked', () => {
     const rail = `${'&'.repeat(MAX_VALUE_LENGTH - 1)}x`;
     const wallet = `w${'<'.repeat(MAX_IDENTIFIER_LENGTH - 1)}`;
     const fields = { ...PAYOUT_FIELDS, beneficiary_name: name, destination_type: rail };
-    const { message, text } = card(request({}, { ...fields, wallet_id: wallet }));
+    const { message, rows } = card(request({}, { ...fields, wallet_id: wallet }));
     expect(name).toHaveLength(MAX_VALUE_LENGTH);
     expect(Object.values(fields).join('').length).toBeLessThanOrEqual(MAX_BODY_LENGTH);
-    expect(text).toContain(`*Beneficiary:* ${name.replaceAll('&', '&amp;')}`);
-    expect(text).toContain(rail.replaceAll('&', '&amp;'));
-    expect(text).toContain(`\`w${'&lt;'.repeat(MAX_IDENTIFIER_LENGTH - 1)}\``);
+    expect(rows).toContainEqual(['*Beneficiary*', name]);
+    expect(rows).toContainEqual(['*Rail*', rail]);
+    expect(rows).toContainEqual(['*Wallet*', wallet]);
     expectValidCard(message);
     expect(buttonsOf(message.blocks)).toHaveLength(2);
+  });
+
+  it('shows every value as plain text, exactly as sent: no mrkdwn, emoji code or swapped backtick', () => {
+    const fields = {
+      ...PAYOUT_FIELDS,
+      wallet_id: 'wal`1',
+      beneficiary_name: '*Jane* _Roe_ ~Mallory~ `x` :smile:',
+    };
+    const { message, rows } = card(request({}, fields));
+    expect(rows).toContainEqual(['*Beneficiary*', '*Jane* _Roe_ ~Mallory~ `x` :smile:']);
+    expect(rows).toContainEqual(['*Wallet*', 'wal`1']);
+    const values = message.blocks.flatMap((block) =>
+      block.type === 'section' ? (block.fields ?? []).filter((_, index) => index % 2 === 1) : [],
+    );
+    expect(values.length).toBe(rows.length);
+    for (const value of values) expect(value).toMatchObject({ type: 'plain_text', emoji: false });
+  });
+
+  it('names the script of a value written in another script than Latin', () => {
+    const { rows } = card(request({}, { ...PAYOUT_FIELDS, beneficiary_name: 'Иван Петров' }));
+    expect(rows).toContainEqual(['*Beneficiary* _(Cyrillic letters)_', 'Иван Петров']);
+    expect(rows).toContainEqual(['*Rail*', 'ach']);
   });
 
   it('long values and hundreds of fields stay within Slack limits', () => {
@@ -339,6 +382,40 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
     expect(approve?.confirm?.text.text).toBe(
       'Create a payout of 10000.00 USD to Jane Roe (••••6789). Your approval sends it to the provider at once, exactly as shown.',
     );
+  });
+
+  it('the confirm dialog never cuts a value: a recipient too long to fit gives way to "see the card"', () => {
+    const name = `${'Jane Roe '.repeat(40)}Junior`;
+    const long = buttonsOf(
+      card(request({}, { ...PAYOUT_FIELDS, beneficiary_name: name })).message.blocks,
+    );
+    expect(long[0]?.confirm?.text.text).toBe(
+      'Create a payout of 10000.00 USD to ••••6789 (name: see the card). Your approval sends it to the provider at once, exactly as shown.',
+    );
+    const id = `ext_${'9'.repeat(MAX_IDENTIFIER_LENGTH - 4)}`;
+    const transfer = request(
+      { operationId: 'createTransfer' },
+      {
+        wallet_id: 'wal_1',
+        external_account_id: id,
+        amount: '250.50',
+        source_currency: 'USDC',
+        corridor_id: 'cor_1',
+      },
+    );
+    const [approve] = buttonsOf(card(transfer, { labels: { recipientName: name } }).message.blocks);
+    // The longest id payops accepts still fits whole, with the amount and the effect.
+    expect(approve?.confirm?.text.text).toBe(
+      `Send to a recipient (off-ramp) of 250.50 USDC to ${id} (name: see the card). Your approval sends it to the provider at once, exactly as shown.`,
+    );
+  });
+
+  it('the confirm dialog shows values as typed: no emoji codes turned into pictures', () => {
+    const [approve] = buttonsOf(
+      card(request({}, { ...PAYOUT_FIELDS, beneficiary_name: ':x: *Jane*' })).message.blocks,
+    );
+    expect(approve?.confirm?.text).toMatchObject({ type: 'plain_text', emoji: false });
+    expect(approve?.confirm?.text.text).toContain('to :x: *Jane* (••••6789)');
   });
 
   it('the confirm dialog says when this approval is not yet the last one needed', () => {

@@ -8,7 +8,7 @@ import {
 } from '../../../src/slack/blocks/request-views.ts';
 import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
 import { testSigner } from '../../helpers/requests.ts';
-import { allText, expectValidMessage } from './slack-message-checks.ts';
+import { allText, expectValidMessage, factRows } from './slack-message-checks.ts';
 
 /** The sandbox payout example's beneficiary account. */
 const ACCOUNT = EXAMPLE_CALLS.createPayout.body?.beneficiary_account ?? '';
@@ -97,12 +97,13 @@ describe('renderRequestDetail', () => {
   ];
 
   it('shows the approval card facts, masked, then the audit history in order', () => {
-    const { text, json } = rendered(
+    const { text, json, message } = rendered(
       renderRequestDetail(payout(12, '10000.00', { status: 'executing' }), history),
     );
     expect(text).toContain('*Executing* — do not act on it elsewhere');
-    expect(text).toContain('*Amount:* 10000.00 USDC');
-    expect(text).toContain('*Account:* ••••6789');
+    const rows = factRows(message.blocks);
+    expect(rows).toContainEqual(['*Amount*', '10000.00 USDC']);
+    expect(rows).toContainEqual(['*Account*', '••••6789']);
     expect(json).not.toContain(ACCOUNT);
     expect(text).toMatch(/\*History\*\n• <!date\^[^>]+> <@U0REQ> requested \(→ pending\)/);
     expect(text).toContain('<@U0APP> approved\n');

@@ -11,6 +11,8 @@ const SLACK = {
   sectionText: 3000,
   headerText: 150,
   contextElements: 10,
+  sectionFields: 10,
+  fieldText: 2000,
   elementText: 3000,
   messageText: 4000,
   /** Undocumented `msg_blocks_too_long` threshold (~12k). */
@@ -54,9 +56,23 @@ export function expectValidMessage(message: SlackMessage): void {
       expect(block.text.text.length).toBeLessThanOrEqual(SLACK.headerText);
     }
     if (block.type === 'section') {
-      expect(block.text?.text.trim().length).toBeGreaterThan(0);
-      expect(block.text?.text.length).toBeLessThanOrEqual(SLACK.sectionText);
-      expect(block.text).toMatchObject({ type: 'mrkdwn', verbatim: true });
+      // A section has text, fields, or both.
+      expect((block.text?.text.trim().length ?? 0) + (block.fields?.length ?? 0)).toBeGreaterThan(
+        0,
+      );
+      if (block.text) {
+        expect(block.text.text.length).toBeLessThanOrEqual(SLACK.sectionText);
+        expect(block.text).toMatchObject({ type: 'mrkdwn', verbatim: true });
+      }
+      expect(block.fields?.length ?? 0).toBeLessThanOrEqual(SLACK.sectionFields);
+      for (const field of block.fields ?? []) {
+        expect(field.text.trim().length).toBeGreaterThan(0);
+        expect(field.text.length).toBeLessThanOrEqual(SLACK.fieldText);
+        // Values are plain text without emoji codes, so they read as typed; names are mrkdwn.
+        expect(field).toMatchObject(
+          field.type === 'plain_text' ? { emoji: false } : { type: 'mrkdwn', verbatim: true },
+        );
+      }
     }
     if (block.type === 'context') {
       expect(block.elements.length).toBeGreaterThan(0);
@@ -81,12 +97,39 @@ export function expectValidMessage(message: SlackMessage): void {
 
 /** After payops' own tokens are removed, no `<`, `>` or bare `&` is left for Slack to parse. */
 export function expectNoLiveMarkup(message: SlackMessage): void {
-  for (const text of [message.text, ...blockTexts(message.blocks)]) {
-    if (message.blocks.some((block) => block.type === 'header' && block.text.text === text)) {
-      continue; // plain_text: Slack parses no markup there.
-    }
+  for (const text of [message.text, ...mrkdwnTexts(message.blocks)]) {
     const rest = text.replace(OWN_TOKENS, '');
     expect(rest).not.toMatch(/[<>]/);
     expect(rest).not.toMatch(/&(?!amp;|lt;|gt;)/);
   }
+}
+
+/** The texts Slack parses as mrkdwn: plain_text (headers, values) is shown as it is. */
+function mrkdwnTexts(blocks: readonly KnownBlock[]): string[] {
+  const texts: string[] = [];
+  for (const block of blocks) {
+    if (block.type === 'section') {
+      for (const text of [block.text, ...(block.fields ?? [])]) {
+        if (text?.type === 'mrkdwn') texts.push(text.text);
+      }
+    } else if (block.type === 'context') {
+      for (const element of block.elements) if (element.type === 'mrkdwn') texts.push(element.text);
+    }
+  }
+  return texts;
+}
+
+/** The rows of a message's fact tables: each name (mrkdwn) with the value shown beside it. */
+export function factRows(blocks: readonly KnownBlock[]): [string, string][] {
+  const rows: [string, string][] = [];
+  for (const block of blocks) {
+    if (block.type !== 'section') continue;
+    const fields = block.fields ?? [];
+    for (let index = 0; index + 1 < fields.length; index += 2) {
+      const [name, value] = [fields[index], fields[index + 1]];
+      if (name?.type === 'mrkdwn' && value?.type === 'plain_text')
+        rows.push([name.text, value.text]);
+    }
+  }
+  return rows;
 }

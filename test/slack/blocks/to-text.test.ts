@@ -48,6 +48,22 @@ describe('blocks become readable lines', () => {
     ).toEqual(['  Chain: ethereum', '  Status: active', '  USDC']);
   });
 
+  it('a fact table row, a bold name beside a plain-text value, is one `Name: value` line, the value as is', () => {
+    expect(
+      lines([
+        {
+          type: 'section',
+          fields: [
+            mrkdwn('*Beneficiary* _(Cyrillic letters)_'),
+            plain('*Иван* _Петров_'),
+            mrkdwn('*Wallet*'),
+            plain('wal`1'),
+          ],
+        },
+      ]),
+    ).toEqual(['  Beneficiary (Cyrillic letters): *Иван* _Петров_', '  Wallet: wal`1']);
+  });
+
   it('a context block is one line of its texts; its icon images are left out', () => {
     expect(
       lines([

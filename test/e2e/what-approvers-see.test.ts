@@ -1,0 +1,156 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_IDS, SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
+import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
+import { approvalMessageTs, ask } from '../helpers/slack.ts';
+
+/**
+ * Issue 27, points 8 and 14, end to end: the approval message shows each value as it is sent,
+ * look-alikes are refused before anything is stored, and no text payops shows or exports
+ * carries a secret or an account number, whoever wrote it.
+ */
+
+const APPROVALS = 'C0APPROVALS';
+const ACCOUNT = '000123456789';
+const PAYOUT = {
+  wallet_id: SANDBOX_IDS.wallet.ethereumOps,
+  amount: '25.50',
+  currency: 'USDC',
+  beneficiary_name: 'Jane Roe',
+  beneficiary_account: ACCOUNT,
+  beneficiary_routing: '021000021',
+  destination_type: 'ach',
+};
+
+let r: Rehearsal;
+
+beforeAll(async () => {
+  r = await startRehearsal({ slack: { rateLimits: 'off' } });
+});
+afterAll(() => r.close());
+afterEach(() => r.sandbox.clearFaults());
+
+function payoutText(fields: Record<string, string>): string {
+  return `payout ${Object.entries(fields)
+    .map(([name, value]) => `${name}="${value}"`)
+    .join(' ')}`;
+}
+
+/** `/pay payout …` as alice; the number and the ts of its approval message. */
+async function requestPayout(fields: Record<string, string>): Promise<{ id: number; ts: string }> {
+  const answer = await ask(r, payoutText(fields));
+  const id = Number(/Request #(\d+)/.exec(answer.shown)?.[1]);
+  expect(id, answer.shown).toBeGreaterThan(0);
+  return { id, ts: await approvalMessageTs(r, id) };
+}
+
+async function cardWhere(ts: string, pattern: RegExp): Promise<string> {
+  const update = await r.slack.waitForCall(
+    'chat.update',
+    (call) => call.args.ts === ts && pattern.test(String(call.args.text)),
+    { timeoutMs: 8_000 },
+  );
+  return JSON.stringify(update.args);
+}
+
+async function threadNotice(ts: string, pattern: RegExp): Promise<string> {
+  const notice = await r.slack.waitForCall(
+    'chat.postMessage',
+    (call) => call.args.thread_ts === ts && pattern.test(String(call.args.text)),
+    { timeoutMs: 8_000 },
+  );
+  return String(notice.args.text);
+}
+
+/** Every byte payops sent to Slack so far: Web API calls, response_url posts, uploaded files. */
+function everythingSentToSlack(): string {
+  return [
+    JSON.stringify(r.slack.calls.map((call) => call.args)),
+    JSON.stringify(r.slack.responses.map((post) => post.body)),
+    ...r.slack.files().map((file) => file.bytes?.toString('utf8') ?? ''),
+  ].join('\n');
+}
+
+describe('point 8: what is shown is what is sent', () => {
+  it('a value with mrkdwn marks, an emoji code and a backtick reads on the card exactly as typed', async () => {
+    const name = '*Jane* _Roe_ ~Mallory~ :x: `q`';
+    const { ts } = await requestPayout({ ...PAYOUT, beneficiary_name: name });
+    const card = r.slack.calls.find(
+      (call) => call.response && 'ts' in call.response && call.response.ts === ts,
+    );
+    const blocks = (card?.args.blocks ?? []) as Array<{ fields?: unknown[] }>;
+    const fields = blocks.flatMap((block) => block.fields ?? []);
+    expect(fields).toContainEqual({ type: 'plain_text', text: name, emoji: false });
+  });
+
+  it('a name mixing Latin and Cyrillic look-alikes is refused, naming the field, and nothing is stored', async () => {
+    const cards = r.slack.callsTo('chat.postMessage').length;
+    const answer = await ask(r, payoutText({ ...PAYOUT, beneficiary_name: 'Jane Rое' }));
+    expect(answer.shown).toContain('beneficiary_name: mixes Latin and Cyrillic letters');
+    expect(answer.shown).not.toMatch(/Request #\d+/);
+    expect(r.slack.callsTo('chat.postMessage')).toHaveLength(cards);
+  });
+});
+
+describe('point 14: one scrubber for every text payops shows', () => {
+  it('a provider refusal that echoes the API key never reaches Slack, on a write or a read', async () => {
+    const echo = `invalid beneficiary for key ${SANDBOX_KEY.full}, account ${ACCOUNT}`;
+    r.sandbox.addFault({ kind: 'status', status: 422, operationId: 'createPayout', message: echo });
+    const { ts } = await requestPayout(PAYOUT);
+    await r.driver.blockAction({
+      userId: 'U0BOB',
+      actionId: ACTION.approve,
+      message: { channel: APPROVALS, ts },
+    });
+    const card = await cardWhere(ts, /refused by the provider/);
+    expect(card).toContain('invalid beneficiary for key [redacted], account ••••6789');
+    expect(await threadNotice(ts, /provider refused it/)).toContain('[redacted]');
+
+    r.sandbox.addFault({
+      kind: 'status',
+      status: 400,
+      operationId: 'getWalletBalance',
+      message: echo,
+    });
+    const read = await ask(r, `balance ${SANDBOX_IDS.wallet.ethereumOps}`);
+    expect(read.shown).toContain('[redacted]');
+
+    const sent = everythingSentToSlack();
+    expect(sent).toContain('[redacted]');
+    for (const secret of [SANDBOX_KEY.full, ACCOUNT, r.slack.config.botToken]) {
+      expect(sent).not.toContain(secret);
+    }
+  });
+
+  it('a reject reason quoting an account number is masked on the card, in the thread, in the CSV and in the store', async () => {
+    const { id, ts } = await requestPayout({ ...PAYOUT, amount: '3.00' });
+    await r.driver.blockAction({
+      userId: 'U0CAROL',
+      actionId: ACTION.reject,
+      message: { channel: APPROVALS, ts },
+    });
+    const form = await r.slack.waitForCall('views.update', (call) =>
+      JSON.stringify(call.args).includes(VIEW.rejectReason),
+    );
+    await r.driver.viewSubmission({
+      userId: 'U0CAROL',
+      view: {
+        id: String(form.args.view_id),
+        state: {
+          values: {
+            reason: { reason: { type: 'plain_text_input', value: `wrong account ${ACCOUNT}` } },
+          },
+        },
+      },
+    });
+    expect(await cardWhere(ts, /rejected/)).toContain('wrong account ••••6789');
+    expect(await threadNotice(ts, /rejected/)).toContain('wrong account ••••6789');
+    // Stored masked too: banking details have no business in the database or its backups.
+    expect((await r.bot.workflow.store.get(id))?.reason).toBe('wrong account ••••6789');
+
+    await ask(r, 'audit', { userId: 'U0BOB' });
+    const csv = r.slack.files().at(-1)?.bytes?.toString('utf8') ?? '';
+    expect(csv).toContain('wrong account ••••6789');
+    expect(everythingSentToSlack()).not.toContain(ACCOUNT);
+  });
+});

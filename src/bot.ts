@@ -88,7 +88,7 @@ export async function startBot(
     });
     const identity = await resolveBotIdentity(outboxClient);
 
-    const db = await openStore(config);
+    const db = await openStore(config, logger);
     closing.push(() => db.close());
     await migrate(db);
 
@@ -213,10 +213,20 @@ function freezeNotice(state: FreezeState): FreezeNotice | undefined {
 }
 
 /** PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing). */
-function openStore(config: Config): Promise<Database> {
+function openStore(config: Config, logger: Logger): Promise<Database> {
   if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl);
   const { dataDir } = config.store;
-  return openPglite(dataDir === 'memory://' ? undefined : dataDir);
+  return openPglite(dataDir === 'memory://' ? undefined : dataDir, {
+    logger,
+    lock: {
+      // Another process holds the folder now: anything more, even a clean stop, would write
+      // into its store. Exiting is the only safe step left.
+      onLost(error) {
+        logger.fatal({ err: error }, 'the embedded store was taken over: exiting at once');
+        process.exit(1);
+      },
+    },
+  });
 }
 
 export class StartupRefused extends Error {

@@ -1,8 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
+import { DataDirLocked, DataDirLockLost, lockDataDir } from '../../src/store/folder-lock.ts';
 import { openPglite, pgliteDatabase } from '../../src/store/pglite.ts';
 
 function freshDir(): string {
@@ -49,6 +51,35 @@ describe('a fresh embedded store folder', () => {
     );
     expect(existsSync(join(dir, 'payops.lock'))).toBe(false);
   }, 60_000);
+});
+
+describe('the embedded store and its folder lock', () => {
+  it('is not opened while another process holds the folder', async () => {
+    const dir = freshDir();
+    const lock = await lockDataDir(dir);
+    try {
+      await expect(openPglite(dir)).rejects.toThrow(DataDirLocked);
+    } finally {
+      lock.release();
+    }
+  });
+
+  it('refuses every statement once the lock is lost, and is not even closed over the new holder', async () => {
+    const dir = freshDir();
+    // Created first: it keeps the event loop for longer than this lock's stale bound.
+    const pg = await PGlite.create();
+    const lock = await lockDataDir(dir, { kernelLock: false, heartbeatMs: 50, staleMs: 400 });
+    const db = pgliteDatabase(pg, lock);
+    expect(await db.query('select 1 as one')).toEqual([{ one: 1 }]);
+    writeFileSync(join(dir, 'payops.lock'), JSON.stringify({ owner: 'someone else' }));
+    await sleep(200);
+    await expect(db.query('select 1 as one')).rejects.toThrow(DataDirLockLost);
+    await expect(db.transaction(async () => 'done')).rejects.toThrow(DataDirLockLost);
+    expect(await db.ping()).toBe(false);
+    await db.close();
+    expect(pg.closed).toBe(false);
+    await pg.close();
+  });
 });
 
 describe('statements queued on the embedded store', () => {

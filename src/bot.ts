@@ -215,9 +215,10 @@ function freezeNotice(state: FreezeState): FreezeNotice | undefined {
 /** PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing). */
 function openStore(config: Config, logger: Logger): Promise<Database> {
   if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl);
-  const { dataDir } = config.store;
+  const { dataDir, mustExist } = config.store;
   return openPglite(dataDir === 'memory://' ? undefined : dataDir, {
     logger,
+    mustExist,
     lock: {
       // Another process holds the folder now: anything more, even a clean stop, would write
       // into its store. Exiting is the only safe step left.

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
-import { existsSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { firstMessage, forkModule } from '../lib/run-module.ts';
@@ -17,9 +17,21 @@ import { type FolderLock, type FolderLockOptions, lockDataDir } from './folder-l
 /** Smaller buffers than PGlite's defaults: less memory for a small team's data. */
 export const PGLITE_CONFIG = ['shared_buffers=16MB', 'wal_buffers=1MB'].join('\n');
 
+/** Written next to `pgdata` once a store is made: a folder holding it and no store lost one. */
+export const STORE_MARKER = 'payops.store';
+
+export class StoreMissing extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreMissing';
+  }
+}
+
 export interface PgliteOptions {
-  /** Told, at warn level, when a start waits for the lock. */
+  /** Told, at warn level, when a new store is created and when a start waits for the lock. */
   logger?: Pick<Logger, 'warn'>;
+  /** Never create a store: a folder without one refuses to start (a volume not mounted). */
+  mustExist?: boolean;
   lock?: FolderLockOptions;
 }
 
@@ -31,7 +43,7 @@ export async function openPglite(
   if (!dataDir) return pgliteDatabase(await PGlite.create({ postgresqlconf: PGLITE_CONFIG }));
   const lock = await lockDataDir(dataDir, { logger: options.logger, ...options.lock });
   try {
-    const pgdata = await storeIn(dataDir);
+    const pgdata = await storeIn(dataDir, options);
     return pgliteDatabase(await PGlite.create(pgdata, { postgresqlconf: PGLITE_CONFIG }), lock);
   } catch (error) {
     lock.release();
@@ -39,11 +51,49 @@ export async function openPglite(
   }
 }
 
-/** The folder's `pgdata`, created if it is not there. */
-async function storeIn(dataDir: string): Promise<string> {
-  const pgdata = join(dataDir, 'pgdata');
-  if (!existsSync(join(pgdata, 'PG_VERSION'))) await createApart(pgdata);
+/**
+ * The folder's `pgdata`, created if the folder never held a store. One that held a store and
+ * has none now (its marker, or an empty `pgdata`) refuses: a new empty store there would hide
+ * that its history and holds are gone, from this start and every later one.
+ */
+async function storeIn(dataDir: string, options: PgliteOptions): Promise<string> {
+  const folder = resolve(dataDir);
+  const pgdata = join(folder, 'pgdata');
+  const marker = join(folder, STORE_MARKER);
+  const startAnew = 'To start anew with an empty store on purpose, remove';
+  if (existsSync(join(pgdata, 'PG_VERSION'))) {
+    if (!existsSync(marker)) markStore(marker);
+    return pgdata;
+  }
+  if (existsSync(marker)) {
+    throw new StoreMissing(
+      `The data folder ${folder} held a payops store (${STORE_MARKER} is there) but its store ${pgdata} is missing. Check that the volume is mounted and complete. ${startAnew} ${marker}.`,
+    );
+  }
+  if (statSync(pgdata, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new StoreMissing(
+      `${pgdata} exists but holds no store (no PG_VERSION). Check that the volume is mounted and complete. ${startAnew} ${pgdata}.`,
+    );
+  }
+  if (options.mustExist) {
+    throw new StoreMissing(
+      `There is no store in ${folder}, and PAYOPS_STORE_MUST_EXIST is true: check that the volume is mounted there. To create a new store on purpose, start once without PAYOPS_STORE_MUST_EXIST.`,
+    );
+  }
+  options.logger?.warn(
+    { dataDir: folder },
+    `Creating a NEW empty store in ${folder}: if you expected existing data, stop now, the volume may not be mounted`,
+  );
+  await createApart(pgdata);
+  markStore(marker);
   return pgdata;
+}
+
+function markStore(marker: string): void {
+  writeFileSync(
+    marker,
+    `A payops store is in pgdata here (made ${new Date().toISOString()}); payops refuses to start if it goes missing.\n`,
+  );
 }
 
 /**

@@ -94,7 +94,7 @@ export async function startBot(
     const identity = await resolveBotIdentity(outboxClient);
 
     const signer = new Signer(config.signingKey);
-    const db = await openStore(config, signer);
+    const db = await openStore(config, signer, logger);
     closing.push(() => db.close());
     await migrate(db);
 
@@ -223,11 +223,22 @@ function freezeNotice(state: FreezeState): FreezeNotice | undefined {
  * PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing).
  * Every session carries the audit chain's key.
  */
-async function openStore(config: Config, signer: Signer): Promise<Database> {
+async function openStore(config: Config, signer: Signer, logger: Logger): Promise<Database> {
   const session = auditSessionSettings(signer.auditKey);
   if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl, { session });
-  const { dataDir } = config.store;
-  const db = await openPglite(dataDir === 'memory://' ? undefined : dataDir);
+  const { dataDir, mustExist } = config.store;
+  const db = await openPglite(dataDir === 'memory://' ? undefined : dataDir, {
+    logger,
+    mustExist,
+    lock: {
+      // Another process holds the folder now: anything more, even a clean stop, would write
+      // into its store. Exiting is the only safe step left.
+      onLost(error) {
+        logger.fatal({ err: error }, 'the embedded store was taken over: exiting at once');
+        process.exit(1);
+      },
+    },
+  });
   await applySessionSettings(db, session);
   return db;
 }

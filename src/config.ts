@@ -416,6 +416,10 @@ const approvalsEnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => value?.trim() || './data'),
+  PAYOPS_STORE_MUST_EXIST: z
+    .enum(['true', 'false'], { error: 'PAYOPS_STORE_MUST_EXIST must be true or false' })
+    .optional()
+    .transform((value) => value === 'true'),
   PAYOPS_EXECUTION_LEASE_MS: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),
   PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
 });
@@ -554,6 +558,8 @@ export interface StoreConfig {
   /** PostgreSQL when set; otherwise embedded PGlite in `dataDir`. */
   databaseUrl: string | undefined;
   dataDir: string;
+  /** Never create an embedded store: refuse to start without one. */
+  mustExist: boolean;
 }
 
 export interface SlackConfig {
@@ -650,7 +656,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       executionLeaseMs: a.PAYOPS_EXECUTION_LEASE_MS,
       sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
     }),
-    store: Object.freeze({ databaseUrl: a.DATABASE_URL, dataDir: a.PAYOPS_DATA_DIR }),
+    store: Object.freeze({
+      databaseUrl: a.DATABASE_URL,
+      dataDir: a.PAYOPS_DATA_DIR,
+      mustExist: a.PAYOPS_STORE_MUST_EXIST,
+    }),
     // A Buffer cannot be frozen; the objects holding the keys are.
     signingKey: k.PAYOPS_SIGNING_KEY,
     encryption: Object.freeze({

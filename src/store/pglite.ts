@@ -1,56 +1,112 @@
 import { once } from 'node:events';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { firstMessage, forkModule } from '../lib/run-module.ts';
+import type { Logger } from '../logger.ts';
 import type { Database, Queryable } from './database.ts';
+import { type FolderLock, type FolderLockOptions, lockDataDir } from './folder-lock.ts';
 
 /**
  * Embedded PostgreSQL (PGlite) in a folder, locked for one process (two on one folder lose
- * committed rows). Its mechanisms are described in docs/architecture.md, "The store".
+ * committed rows). Its mechanisms are described in docs/architecture.md, "The store", and
+ * docs/threat-model.md, "Embedded store folder".
  */
 
 /** Smaller buffers than PGlite's defaults: less memory for a small team's data. */
 export const PGLITE_CONFIG = ['shared_buffers=16MB', 'wal_buffers=1MB'].join('\n');
 
-export class DataDirLocked extends Error {
-  constructor(dataDir: string, pid: string) {
-    super(
-      `The data folder ${dataDir} is in use by another payops process (pid ${pid}). Only one process may use an embedded store; stop the other one, or use PostgreSQL (DATABASE_URL) to run several.`,
-    );
-    this.name = 'DataDirLocked';
+/** Written next to `pgdata` once a store is made: a folder holding it and no store lost one. */
+export const STORE_MARKER = 'payops.store';
+
+export class StoreMissing extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StoreMissing';
   }
+}
+
+export interface PgliteOptions {
+  /** Told, at warn level, when a new store is created and when a start waits for the lock. */
+  logger?: Pick<Logger, 'warn'>;
+  /** Never create a store: a folder without one refuses to start (a volume not mounted). */
+  mustExist?: boolean;
+  lock?: FolderLockOptions;
 }
 
 /** `dataDir` undefined: in memory (tests). */
-export async function openPglite(dataDir: string | undefined): Promise<Database> {
-  const unlock = dataDir ? lockDataDir(dataDir) : () => {};
-  const pgdata = dataDir ? join(dataDir, 'pgdata') : undefined;
-  let db: PGlite;
+export async function openPglite(
+  dataDir: string | undefined,
+  options: PgliteOptions = {},
+): Promise<Database> {
+  if (!dataDir) return pgliteDatabase(await PGlite.create({ postgresqlconf: PGLITE_CONFIG }));
+  const lock = await lockDataDir(dataDir, { logger: options.logger, ...options.lock });
   try {
-    if (pgdata && !existsSync(join(pgdata, 'PG_VERSION'))) await createApart(pgdata);
-    db = await PGlite.create(pgdata, { postgresqlconf: PGLITE_CONFIG });
+    const pgdata = await storeIn(dataDir, options);
+    return pgliteDatabase(await PGlite.create(pgdata, { postgresqlconf: PGLITE_CONFIG }), lock);
   } catch (error) {
-    unlock();
+    lock.release();
     throw error;
   }
-  return pgliteDatabase(db, unlock);
 }
 
-/** `db` as a Database; `afterClose` runs once it is closed. */
-export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): Database {
-  const inTurn = takingTurns();
+/**
+ * The folder's `pgdata`, created if the folder never held a store. One that held a store and
+ * has none now (its marker, or an empty `pgdata`) refuses: a new empty store there would hide
+ * that its history and holds are gone, from this start and every later one.
+ */
+async function storeIn(dataDir: string, options: PgliteOptions): Promise<string> {
+  const folder = resolve(dataDir);
+  const pgdata = join(folder, 'pgdata');
+  const marker = join(folder, STORE_MARKER);
+  const startAnew = 'To start anew with an empty store on purpose, remove';
+  if (existsSync(join(pgdata, 'PG_VERSION'))) {
+    if (!existsSync(marker)) markStore(marker);
+    return pgdata;
+  }
+  if (existsSync(marker)) {
+    throw new StoreMissing(
+      `The data folder ${folder} held a payops store (${STORE_MARKER} is there) but its store ${pgdata} is missing. Check that the volume is mounted and complete. ${startAnew} ${marker}.`,
+    );
+  }
+  if (statSync(pgdata, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new StoreMissing(
+      `${pgdata} exists but holds no store (no PG_VERSION). Check that the volume is mounted and complete. ${startAnew} ${pgdata}.`,
+    );
+  }
+  if (options.mustExist) {
+    throw new StoreMissing(
+      `There is no store in ${folder}, and PAYOPS_STORE_MUST_EXIST is true: check that the volume is mounted there. To create a new store on purpose, start once without PAYOPS_STORE_MUST_EXIST.`,
+    );
+  }
+  options.logger?.warn(
+    { dataDir: folder },
+    `Creating a NEW empty store in ${folder}: if you expected existing data, stop now, the volume may not be mounted`,
+  );
+  await createApart(pgdata);
+  markStore(marker);
+  return pgdata;
+}
+
+function markStore(marker: string): void {
+  writeFileSync(
+    marker,
+    `A payops store is in pgdata here (made ${new Date().toISOString()}); payops refuses to start if it goes missing.\n`,
+  );
+}
+
+/**
+ * `db` as a Database. Under `lock`, each statement runs only while the lock is ours, and a store
+ * whose lock was lost is not even closed (closing writes to its files).
+ */
+export function pgliteDatabase(db: PGlite, lock?: FolderLock): Database {
+  const queue = takingTurns();
+  const inTurn = <T>(work: () => Promise<T>) =>
+    queue(() => {
+      lock?.assertHeld();
+      return work();
+    });
   const queryable = (target: PGlite | Transaction): Queryable => ({
     async query<Row>(sql: string, params: unknown[] = []) {
       return (await target.query<Row>(sql, params)).rows;
@@ -66,15 +122,15 @@ export function pgliteDatabase(db: PGlite, afterClose: () => void = () => {}): D
     // A transaction is one turn: the statements inside it go straight to PGlite.
     transaction: (work) => inTurn(() => db.transaction((tx) => work(queryable(tx)))),
     async ping() {
-      return !db.closed;
+      return !db.closed && !lock?.lost;
     },
     // After every statement already queued, as PGlite itself would: an outcome being recorded
     // as payops stops must be written, not refused as "PGlite is closed".
     async close() {
       try {
-        await inTurn(() => db.close());
+        if (!lock?.lost) await queue(() => db.close());
       } finally {
-        afterClose();
+        lock?.release();
       }
     },
   };
@@ -144,56 +200,5 @@ async function createApart(pgdata: string): Promise<void> {
     throw new Error(
       `could not create the embedded store in ${pgdata}: ${error instanceof Error ? error.message : String(error)}`,
     );
-  }
-}
-
-/**
- * An exclusive lock file holding our pid. A lock left by a process that is gone is taken over,
- * under a second, short-lived lock so two processes starting at once cannot both take it.
- */
-export function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
-  const lockPath = join(dataDir, 'payops.lock');
-  const release = () => rmSync(lockPath, { force: true });
-  if (createExclusive(lockPath)) return release;
-  const takeoverPath = `${lockPath}.takeover`;
-  if (!createExclusive(takeoverPath)) {
-    throw new Error(
-      `Another process is taking over the lock of ${dataDir} right now. If none is, remove ${takeoverPath} and start again.`,
-    );
-  }
-  try {
-    const holder = readFileSync(lockPath, 'utf8').trim();
-    // Our own pid in the lock is a previous life of this container's process 1, not a rival.
-    if (Number(holder) !== process.pid && isAlive(Number(holder))) {
-      throw new DataDirLocked(dataDir, holder);
-    }
-    writeFileSync(lockPath, String(process.pid));
-    return release;
-  } finally {
-    rmSync(takeoverPath, { force: true });
-  }
-}
-
-/** Creates `path` holding our pid, only if it does not exist; false when it does. */
-function createExclusive(path: string): boolean {
-  try {
-    const fd = openSync(path, 'wx');
-    writeSync(fd, String(process.pid));
-    closeSync(fd);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw error;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

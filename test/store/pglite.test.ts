@@ -1,29 +1,47 @@
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
-import { openPglite, pgliteDatabase } from '../../src/store/pglite.ts';
+import { createLogger } from '../../src/logger.ts';
+import { DataDirLocked, DataDirLockLost, lockDataDir } from '../../src/store/folder-lock.ts';
+import { openPglite, pgliteDatabase, STORE_MARKER, StoreMissing } from '../../src/store/pglite.ts';
 import { migrationVersions } from '../helpers/db.ts';
 
 function freshDir(): string {
   return mkdtempSync(join(tmpdir(), 'payops-create-'));
 }
 
+/** A logger whose lines are kept, parsed. */
+function collectingLogger() {
+  const lines: Array<{ level: number; msg: string }> = [];
+  const logger = createLogger({
+    level: 'info',
+    secrets: [],
+    destination: { write: (line: string) => lines.push(JSON.parse(line)) },
+  });
+  return { logger, lines };
+}
+
 describe('a fresh embedded store folder', () => {
-  it('is created and migrated before it is opened here, at the current schema', async () => {
+  it('is created and migrated before it is opened here, at the current schema, saying so loudly with its path', async () => {
     const dir = freshDir();
-    const db = await openPglite(dir);
+    const { logger, lines } = collectingLogger();
+    const db = await openPglite(dir, { logger });
     try {
       const versions = await db.query<{ version: string }>(
         'select version from schema_migrations order by version',
       );
       expect(versions.map((row) => row.version)).toEqual(migrationVersions());
       expect(existsSync(join(dir, 'pgdata', 'PG_VERSION'))).toBe(true);
+      expect(existsSync(join(dir, STORE_MARKER))).toBe(true);
     } finally {
       await db.close();
     }
     expect(existsSync(join(dir, 'payops.lock'))).toBe(false);
+    const warnings = lines.filter((line) => line.level === 40).map((line) => line.msg);
+    expect(warnings).toEqual([expect.stringContaining(`Creating a NEW empty store in ${dir}`)]);
   }, 60_000);
 
   it('is created anew after a creation cut short, whose leftovers are removed', async () => {
@@ -52,6 +70,74 @@ describe('a fresh embedded store folder', () => {
     );
     expect(existsSync(join(dir, 'payops.lock'))).toBe(false);
   }, 60_000);
+});
+
+describe('an embedded store folder that held a store', () => {
+  it('is opened without a word, and refuses to start once its store is gone, saying where to look', async () => {
+    const dir = freshDir();
+    await (await openPglite(dir)).close();
+    // A store made before the marker existed gets one at its next start.
+    rmSync(join(dir, STORE_MARKER));
+    const { logger, lines } = collectingLogger();
+    await (await openPglite(dir, { logger })).close();
+    expect(lines).toEqual([]);
+    expect(existsSync(join(dir, STORE_MARKER))).toBe(true);
+
+    renameSync(join(dir, 'pgdata'), join(dir, 'elsewhere'));
+    const refused = openPglite(dir, { logger });
+    await expect(refused).rejects.toThrow(StoreMissing);
+    await expect(refused).rejects.toThrow(`its store ${join(dir, 'pgdata')} is missing`);
+    expect(existsSync(join(dir, 'pgdata'))).toBe(false);
+    expect(existsSync(join(dir, 'payops.lock'))).toBe(false);
+
+    // An empty pgdata (a volume mounted there and gone, say) is no store either.
+    rmSync(join(dir, STORE_MARKER));
+    mkdirSync(join(dir, 'pgdata'));
+    await expect(openPglite(dir)).rejects.toThrow(
+      `${join(dir, 'pgdata')} exists but holds no store`,
+    );
+    expect(existsSync(join(dir, 'pgdata', 'PG_VERSION'))).toBe(false);
+  }, 90_000);
+});
+
+describe('an empty folder where a store must exist', () => {
+  it('refuses to start, and creates nothing', async () => {
+    const dir = freshDir();
+    await expect(openPglite(dir, { mustExist: true })).rejects.toThrow(
+      new RegExp(`^There is no store in ${dir}, and PAYOPS_STORE_MUST_EXIST is true`),
+    );
+    expect(existsSync(join(dir, 'pgdata'))).toBe(false);
+    expect(existsSync(join(dir, 'pgdata.creating'))).toBe(false);
+  });
+});
+
+describe('the embedded store and its folder lock', () => {
+  it('is not opened while another process holds the folder', async () => {
+    const dir = freshDir();
+    const lock = await lockDataDir(dir);
+    try {
+      await expect(openPglite(dir)).rejects.toThrow(DataDirLocked);
+    } finally {
+      lock.release();
+    }
+  });
+
+  it('refuses every statement once the lock is lost, and is not even closed over the new holder', async () => {
+    const dir = freshDir();
+    // Created first: it keeps the event loop for longer than this lock's stale bound.
+    const pg = await PGlite.create();
+    const lock = await lockDataDir(dir, { kernelLock: false, heartbeatMs: 50, staleMs: 400 });
+    const db = pgliteDatabase(pg, lock);
+    expect(await db.query('select 1 as one')).toEqual([{ one: 1 }]);
+    writeFileSync(join(dir, 'payops.lock'), JSON.stringify({ owner: 'someone else' }));
+    await sleep(200);
+    await expect(db.query('select 1 as one')).rejects.toThrow(DataDirLockLost);
+    await expect(db.transaction(async () => 'done')).rejects.toThrow(DataDirLockLost);
+    expect(await db.ping()).toBe(false);
+    await db.close();
+    expect(pg.closed).toBe(false);
+    await pg.close();
+  });
 });
 
 describe('statements queued on the embedded store', () => {

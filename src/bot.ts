@@ -19,12 +19,10 @@ import { boltLogger } from './slack/bolt-logger.ts';
 import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
 import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
 import { SlackRateLimiter } from './slack/rate-limits.ts';
-import { auditSessionSettings } from './store/audit-chain.ts';
-import { applySessionSettings, type Database } from './store/database.ts';
 import { migrate } from './store/migrate.ts';
+import { openStore } from './store/open-store.ts';
 import { OutboxStore } from './store/outbox-store.ts';
-import { openPglite } from './store/pglite.ts';
-import { openPostgres } from './store/postgres.ts';
+import { PayloadCipher } from './store/payload-cipher.ts';
 import { RateBucketsStore } from './store/rate-buckets-store.ts';
 import { type FreezeState, RequestStore } from './store/request-store.ts';
 
@@ -94,14 +92,21 @@ export async function startBot(
     const identity = await resolveBotIdentity(outboxClient);
 
     const signer = new Signer(config.signingKey);
-    const db = await openStore(config, signer, logger);
+    const db = await openStore(config.store, signer.auditKey, logger, {
+      // Another process holds the folder now: anything more, even a clean stop, would write
+      // into its store. Exiting is the only safe step left.
+      onLost(error) {
+        logger.fatal({ err: error }, 'the embedded store was taken over: exiting at once');
+        process.exit(1);
+      },
+    });
     closing.push(() => db.close());
     await migrate(db);
 
     const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
     const access = new AccessControl(slackGroupDirectory(outboxClient));
     const reads = new ReadService(payments, keyScopes);
-    const store = new RequestStore(db);
+    const store = new RequestStore(db, new PayloadCipher(config.encryption));
     const outboxStore = new OutboxStore(db);
     let outbox: SlackOutbox | undefined;
     const workflow = new ApprovalWorkflow({
@@ -217,30 +222,6 @@ function freezeNotice(state: FreezeState): FreezeNotice | undefined {
     by: state.changedBy ?? 'unknown',
     at: state.changedAt ?? new Date().toISOString(),
   };
-}
-
-/**
- * PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing).
- * Every session carries the audit chain's key.
- */
-async function openStore(config: Config, signer: Signer, logger: Logger): Promise<Database> {
-  const session = auditSessionSettings(signer.auditKey);
-  if (config.store.databaseUrl) return openPostgres(config.store.databaseUrl, { session });
-  const { dataDir, mustExist } = config.store;
-  const db = await openPglite(dataDir === 'memory://' ? undefined : dataDir, {
-    logger,
-    mustExist,
-    lock: {
-      // Another process holds the folder now: anything more, even a clean stop, would write
-      // into its store. Exiting is the only safe step left.
-      onLost(error) {
-        logger.fatal({ err: error }, 'the embedded store was taken over: exiting at once');
-        process.exit(1);
-      },
-    },
-  });
-  await applySessionSettings(db, session);
-  return db;
 }
 
 export class StartupRefused extends Error {

@@ -194,15 +194,18 @@ export class ConfigError extends Error {
 
 /** The variables holding a secret; each may instead be read from the file `<NAME>_FILE` names. */
 const PAYMENTS_SECRETS = ['PAYMENTS_API_KEY'] as const;
+const STORE_SECRETS = [
+  'DATABASE_URL',
+  'PAYOPS_SIGNING_KEY',
+  'PAYOPS_ENCRYPTION_KEY',
+  'PAYOPS_ENCRYPTION_OLD_KEYS',
+] as const;
 const BOT_SECRETS = [
   ...PAYMENTS_SECRETS,
   'SLACK_BOT_TOKEN',
   'SLACK_SIGNING_SECRET',
   'SLACK_APP_TOKEN',
-  'DATABASE_URL',
-  'PAYOPS_SIGNING_KEY',
-  'PAYOPS_ENCRYPTION_KEY',
-  'PAYOPS_ENCRYPTION_OLD_KEYS',
+  ...STORE_SECRETS,
 ] as const;
 
 interface SecretFiles {
@@ -399,6 +402,11 @@ const approvalsEnvSchema = z.object({
     .string()
     .optional()
     .transform((value) => value?.trim() || undefined),
+  PAYOPS_EXECUTION_LEASE_MS: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),
+  PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+});
+
+const storeEnvSchema = z.object({
   DATABASE_URL: z
     .string()
     .optional()
@@ -420,8 +428,6 @@ const approvalsEnvSchema = z.object({
     .enum(['true', 'false'], { error: 'PAYOPS_STORE_MUST_EXIST must be true or false' })
     .optional()
     .transform((value) => value === 'true'),
-  PAYOPS_EXECUTION_LEASE_MS: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),
-  PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
 });
 
 function parsedUrl(text: string): URL | undefined {
@@ -609,19 +615,25 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const payments = paymentsEnvSchema.safeParse(secrets.env);
   const slack = slackEnvSchema.safeParse(secrets.env);
   const approvals = approvalsEnvSchema.safeParse(secrets.env);
+  const stored = storeEnvSchema.safeParse(secrets.env);
   const keys = keysEnvSchema.safeParse(secrets.env);
   const problems = [
     ...secrets.problems,
-    ...[payments, slack, approvals, keys].flatMap((result) =>
+    ...[payments, slack, approvals, stored, keys].flatMap((result) =>
       result.success ? [] : problemsOf(result.error, secrets.failed),
     ),
   ];
-  if (!payments.success || !slack.success || !approvals.success || !keys.success) {
+  if (
+    !payments.success ||
+    !slack.success ||
+    !approvals.success ||
+    !stored.success ||
+    !keys.success
+  ) {
     throw new ConfigError(problems);
   }
   const s = slack.data;
   const a = approvals.data;
-  const k = keys.data;
   // The lease must outlast the longest write (its deadline includes waiting for a connection),
   // with room for the steps between the claim and the call, or a live call could be declared
   // abandoned.
@@ -630,7 +642,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `PAYOPS_EXECUTION_LEASE_MS must be at least PAYMENTS_WRITE_TIMEOUT_MS + ${LEASE_MARGIN_MS} ms`,
     );
   }
-  problems.push(...duplicateKeyIdProblems(k.PAYOPS_ENCRYPTION_KEY, k.PAYOPS_ENCRYPTION_OLD_KEYS));
+  problems.push(
+    ...duplicateKeyIdProblems(
+      keys.data.PAYOPS_ENCRYPTION_KEY,
+      keys.data.PAYOPS_ENCRYPTION_OLD_KEYS,
+    ),
+  );
   if (problems.length > 0) throw new ConfigError(problems);
   return Object.freeze({
     ...toPaymentsToolConfig(payments.data),
@@ -656,16 +673,55 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       executionLeaseMs: a.PAYOPS_EXECUTION_LEASE_MS,
       sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
     }),
+    ...toStoreToolConfig(stored.data, keys.data),
+  });
+}
+
+/** The store and its keys, for the commands that work on the store alone (`payops audit …`). */
+export interface StoreToolConfig {
+  store: StoreConfig;
+  signingKey: Buffer;
+  encryption: EncryptionConfig;
+}
+
+export function loadStoreToolConfig(
+  env: Record<string, string | undefined> = process.env,
+): StoreToolConfig {
+  const secrets = readSecretFiles(env, STORE_SECRETS);
+  const stored = storeEnvSchema.safeParse(secrets.env);
+  const keys = keysEnvSchema.safeParse(secrets.env);
+  const problems = [
+    ...secrets.problems,
+    ...[stored, keys].flatMap((result) =>
+      result.success ? [] : problemsOf(result.error, secrets.failed),
+    ),
+  ];
+  if (!stored.success || !keys.success) throw new ConfigError(problems);
+  problems.push(
+    ...duplicateKeyIdProblems(
+      keys.data.PAYOPS_ENCRYPTION_KEY,
+      keys.data.PAYOPS_ENCRYPTION_OLD_KEYS,
+    ),
+  );
+  if (problems.length > 0) throw new ConfigError(problems);
+  return toStoreToolConfig(stored.data, keys.data);
+}
+
+function toStoreToolConfig(
+  stored: z.output<typeof storeEnvSchema>,
+  keys: z.output<typeof keysEnvSchema>,
+): StoreToolConfig {
+  return Object.freeze({
     store: Object.freeze({
-      databaseUrl: a.DATABASE_URL,
-      dataDir: a.PAYOPS_DATA_DIR,
-      mustExist: a.PAYOPS_STORE_MUST_EXIST,
+      databaseUrl: stored.DATABASE_URL,
+      dataDir: stored.PAYOPS_DATA_DIR,
+      mustExist: stored.PAYOPS_STORE_MUST_EXIST,
     }),
     // A Buffer cannot be frozen; the objects holding the keys are.
-    signingKey: k.PAYOPS_SIGNING_KEY,
+    signingKey: keys.PAYOPS_SIGNING_KEY,
     encryption: Object.freeze({
-      current: Object.freeze(k.PAYOPS_ENCRYPTION_KEY),
-      old: Object.freeze(k.PAYOPS_ENCRYPTION_OLD_KEYS.map((key) => Object.freeze(key))),
+      current: Object.freeze(keys.PAYOPS_ENCRYPTION_KEY),
+      old: Object.freeze(keys.PAYOPS_ENCRYPTION_OLD_KEYS.map((key) => Object.freeze(key))),
     }) as EncryptionConfig,
   });
 }

@@ -31,6 +31,14 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     summary: 'payops end to end on this machine, in a console, with nothing to configure',
     load: () => import('./demo.ts'),
   },
+  audit: {
+    summary: "check the audit log's hash chain (`payops audit verify`)",
+    load: () => import('./audit.ts'),
+  },
+  'rotate-key': {
+    summary: 'encrypt every stored payload with the current PAYOPS_ENCRYPTION_KEY',
+    load: () => import('./rotate-key.ts'),
+  },
 };
 
 const HELP_FLAGS = ['--help', '-h'];

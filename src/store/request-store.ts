@@ -12,6 +12,7 @@ import {
 import type { WriteOperationId } from '../domain/operations.ts';
 import type { Database, Queryable } from './database.ts';
 import { enqueueCardUpdate, enqueueNotice } from './outbox-store.ts';
+import type { PayloadCipher } from './payload-cipher.ts';
 
 /**
  * Payment requests in SQL. Every change of status is one conditional UPDATE (`… where
@@ -245,9 +246,12 @@ const CREATE_REQUEST = `
 
 export class RequestStore {
   readonly #db: Database;
+  readonly #cipher: PayloadCipher;
 
-  constructor(db: Database) {
+  /** `cipher` seals every body stored and opens it when read. */
+  constructor(db: Database, cipher: PayloadCipher) {
     this.#db = db;
+    this.#cipher = cipher;
   }
 
   /** The request and its audit row in one statement: one round trip, nothing half-written. */
@@ -255,7 +259,7 @@ export class RequestStore {
     const [row] = await this.#db.query<Row>(CREATE_REQUEST, [
       request.operationId,
       JSON.stringify(request.path),
-      request.body ?? null,
+      request.body === undefined ? null : this.#cipher.seal(request.body),
       request.fingerprint,
       request.requesterId,
       request.requiredApprovals,
@@ -270,11 +274,11 @@ export class RequestStore {
       request.holdKey,
     ]);
     if (!row) throw new Error('the new request was not returned by its insert');
-    return toRequest(row);
+    return this.#toRequest(row);
   }
 
   get(id: number): Promise<PaymentRequest | undefined> {
-    return load(this.#db, id);
+    return this.#load(this.#db, id);
   }
 
   /** The first unsettled request for the same write, if any (see `UnsettledTwin`). */
@@ -295,7 +299,7 @@ export class RequestStore {
       `${SELECT_REQUEST_AND_FREEZE} and r.id = $1`,
       [id],
     );
-    return row ? { request: toRequest(row), freeze: toFreeze(row) } : undefined;
+    return row ? { request: this.#toRequest(row), freeze: toFreeze(row) } : undefined;
   }
 
   async listPending(limit: number): Promise<{ requests: PaymentRequest[]; total: number }> {
@@ -306,7 +310,7 @@ export class RequestStore {
     const [count] = await this.#db.query<{ total: unknown }>(
       "select count(*) as total from payment_requests where status = 'pending'",
     );
-    return { requests: rows.map(toRequest), total: Number(count?.total ?? 0) };
+    return { requests: rows.map((row) => this.#toRequest(row)), total: Number(count?.total ?? 0) };
   }
 
   /**
@@ -329,7 +333,7 @@ export class RequestStore {
         [id],
       );
       if (!row) return { kind: 'not_found' };
-      const request = toRequest(row);
+      const request = this.#toRequest(row);
       const refusal = checks.refusal(request, approverId);
       if (refusal) return { kind: 'refused', reason: refusal, request };
       let counted = request.approvals.length;
@@ -423,7 +427,7 @@ export class RequestStore {
       event,
       reason ? JSON.stringify({ reason }) : null,
     ]);
-    return decided ? toRequest(decided) : undefined;
+    return decided ? this.#toRequest(decided) : undefined;
   }
 
   /**
@@ -442,7 +446,7 @@ export class RequestStore {
       to,
       JSON.stringify(outcome),
     ]);
-    if (finished) return toRequest(finished);
+    if (finished) return this.#toRequest(finished);
     return this.#db.transaction(async (tx) => {
       const late = await tx.query<{ fingerprint: string; status: string }>(
         `update payment_requests
@@ -457,7 +461,7 @@ export class RequestStore {
         result: to,
       });
       await tellSlack(tx, id, 'late_outcome');
-      return load(tx, id);
+      return this.#load(tx, id);
     });
   }
 
@@ -492,7 +496,7 @@ export class RequestStore {
       const learnt =
         resolvedBy !== undefined || ['found', 'ambiguous'].includes(reconciliation.result);
       await tellSlack(tx, id, learnt ? (resolvedBy ? 'resolved' : 'reconciled') : undefined);
-      return load(tx, id);
+      return this.#load(tx, id);
     });
   }
 
@@ -599,7 +603,7 @@ export class RequestStore {
        limit 20`,
       [recheckAfterMs, forMs],
     );
-    return rows.map(toRequest);
+    return rows.map((row) => this.#toRequest(row));
   }
 
   async #sweep(
@@ -615,10 +619,39 @@ export class RequestStore {
         const id = Number(row.id);
         await audit(tx, id, 'payops', to, from, to, row.fingerprint, undefined);
         await tellSlack(tx, id, to);
-        swept.push((await load(tx, id)) as PaymentRequest);
+        swept.push((await this.#load(tx, id)) as PaymentRequest);
       }
       return swept;
     });
+  }
+
+  /**
+   * Seals every stored payload that is plain or sealed with an older key with the current key,
+   * a batch per transaction (replicas may keep running); resolves with how many it re-sealed.
+   */
+  async reencryptPayloads(batchSize = 500): Promise<number> {
+    // A key id may hold `_`, which LIKE would read as any character.
+    const current = `enc:v1:${this.#cipher.currentKeyId.replace(/[\\%_]/g, '\\$&')}:%`;
+    let total = 0;
+    for (;;) {
+      const done = await this.#db.transaction(async (tx) => {
+        const rows = await tx.query<{ id: unknown; body: string }>(
+          `select id, body from payment_requests
+            where body is not null and body not like $1
+            order by id limit $2 for update skip locked`,
+          [current, batchSize],
+        );
+        for (const row of rows) {
+          await tx.query('update payment_requests set body = $2 where id = $1', [
+            row.id,
+            this.#cipher.seal(this.#cipher.open(row.body)),
+          ]);
+        }
+        return rows.length;
+      });
+      total += done;
+      if (done < batchSize) return total;
+    }
   }
 
   async history(id: number): Promise<AuditEntry[]> {
@@ -666,6 +699,44 @@ export class RequestStore {
       return readFreeze(tx);
     });
   }
+
+  async #load(db: Queryable, id: number): Promise<PaymentRequest | undefined> {
+    const [row] = await db.query<Row>(`${SELECT_REQUEST} where r.id = $1`, [id]);
+    return row ? this.#toRequest(row) : undefined;
+  }
+
+  #toRequest(row: Row): PaymentRequest {
+    const approvals =
+      typeof row.approval_list === 'string' ? JSON.parse(row.approval_list) : row.approval_list;
+    return {
+      id: Number(row.id),
+      operationId: row.operation_id as WriteOperationId,
+      path: row.path_params ?? {},
+      body: row.body === null ? undefined : this.#cipher.open(row.body),
+      fingerprint: row.fingerprint,
+      holdKey: row.hold_key,
+      requesterId: row.requester_id,
+      status: row.status,
+      requiredApprovals: row.required_approvals,
+      approvals: (approvals as Array<{ userId: string; at: string; seal: string | null }>).map(
+        (approval) => ({
+          userId: approval.userId,
+          at: iso(approval.at),
+          seal: approval.seal ?? undefined,
+        }),
+      ),
+      createdAt: iso(row.created_at),
+      expiresAt: iso(row.expires_at),
+      channelId: row.channel_id ?? undefined,
+      messageTs: row.message_ts ?? undefined,
+      decidedBy: row.decided_by ?? undefined,
+      reason: row.reason ?? undefined,
+      outcome: row.outcome ?? undefined,
+      reconciliation: row.reconciliation ?? undefined,
+      labels: row.labels ?? undefined,
+      updatedAt: iso(row.updated_at),
+    };
+  }
 }
 
 interface Row {
@@ -689,44 +760,6 @@ interface Row {
   reconciliation: Reconciliation | null;
   labels: RequestLabels | null;
   approval_list: Array<{ userId: string; at: string; seal: string | null }> | string;
-}
-
-async function load(db: Queryable, id: number): Promise<PaymentRequest | undefined> {
-  const [row] = await db.query<Row>(`${SELECT_REQUEST} where r.id = $1`, [id]);
-  return row ? toRequest(row) : undefined;
-}
-
-function toRequest(row: Row): PaymentRequest {
-  const approvals =
-    typeof row.approval_list === 'string' ? JSON.parse(row.approval_list) : row.approval_list;
-  return {
-    id: Number(row.id),
-    operationId: row.operation_id as WriteOperationId,
-    path: row.path_params ?? {},
-    body: row.body ?? undefined,
-    fingerprint: row.fingerprint,
-    holdKey: row.hold_key,
-    requesterId: row.requester_id,
-    status: row.status,
-    requiredApprovals: row.required_approvals,
-    approvals: (approvals as Array<{ userId: string; at: string; seal: string | null }>).map(
-      (approval) => ({
-        userId: approval.userId,
-        at: iso(approval.at),
-        seal: approval.seal ?? undefined,
-      }),
-    ),
-    createdAt: iso(row.created_at),
-    expiresAt: iso(row.expires_at),
-    channelId: row.channel_id ?? undefined,
-    messageTs: row.message_ts ?? undefined,
-    decidedBy: row.decided_by ?? undefined,
-    reason: row.reason ?? undefined,
-    outcome: row.outcome ?? undefined,
-    reconciliation: row.reconciliation ?? undefined,
-    labels: row.labels ?? undefined,
-    updatedAt: iso(row.updated_at),
-  };
 }
 
 interface AuditRow {

@@ -10,7 +10,7 @@ import { RequestStore } from '../../src/store/request-store.ts';
 import { createPayoutCalls, sleep } from '../helpers/bot-process.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { captureLogger, clientFor, EXAMPLE_CALLS } from '../helpers/payments.ts';
-import { testSigner } from '../helpers/requests.ts';
+import { testCipher, testSigner } from '../helpers/requests.ts';
 
 /**
  * The claimed write's one call, and what may stop it: a process that waited past its lease
@@ -81,7 +81,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
   });
 
   function workflow(requiredApprovals = 1) {
-    const store = new RequestStore(gate.db);
+    const store = new RequestStore(gate.db, testCipher);
     const flow = new ApprovalWorkflow({
       store,
       outbox: new OutboxStore(gate.db),

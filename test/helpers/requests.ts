@@ -1,8 +1,15 @@
 import { Signer } from '../../src/domain/signer.ts';
+import { PayloadCipher } from '../../src/store/payload-cipher.ts';
 import type { ApprovalChecks, ApprovalRule, NewRequest } from '../../src/store/request-store.ts';
 
 /** The tests' signing key: made up, as every deployment's is its own. */
 export const testSigner = new Signer(Buffer.alloc(32, 7));
+
+/** The tests' encryption key for stored payloads. */
+export const testCipher = new PayloadCipher({
+  current: { id: 'test1', key: Buffer.alloc(32, 9) },
+  old: [],
+});
 
 let payees = 0;
 

@@ -14,7 +14,7 @@ import type { Database } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox-store.ts';
 import { openPglite } from '../../src/store/pglite.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
-import { testSigner } from '../helpers/requests.ts';
+import { testCipher, testSigner } from '../helpers/requests.ts';
 
 interface Manifest {
   _metadata: { major_version: number };
@@ -73,7 +73,7 @@ async function registered() {
   const access = new AccessControl({ members: async () => [] });
   db = await openPglite(undefined);
   const workflow = new ApprovalWorkflow({
-    store: new RequestStore(db),
+    store: new RequestStore(db, testCipher),
     outbox: new OutboxStore(db),
     client,
     signer: testSigner,

@@ -8,7 +8,7 @@ import { OutboxStore } from '../../src/store/outbox-store.ts';
 import { RateBucketsStore } from '../../src/store/rate-buckets-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { newRequest } from '../helpers/requests.ts';
+import { newRequest, testCipher } from '../helpers/requests.ts';
 
 /**
  * The dispatcher against a real store and the Slack emulation over HTTP: what happens to a
@@ -26,7 +26,7 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
 
   beforeAll(async () => {
     database = await freshDatabase(engine);
-    requests = new RequestStore(database.db);
+    requests = new RequestStore(database.db, testCipher);
     outbox = new OutboxStore(database.db);
   });
   afterAll(() => database.drop());

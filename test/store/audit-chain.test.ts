@@ -4,7 +4,7 @@ import { applySessionSettings, type Database } from '../../src/store/database.ts
 import { openPostgres } from '../../src/store/postgres.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { checks, newRequest, testSigner } from '../helpers/requests.ts';
+import { checks, newRequest, testCipher, testSigner } from '../helpers/requests.ts';
 
 /** `payops audit verify`: an intact log passes; an edited, deleted or inserted row is named. */
 
@@ -24,7 +24,7 @@ describe.each(engines())('the audit chain on %s', (engine) => {
     } else {
       keyed = await openPostgres(database.url as string, { session: SETTINGS });
     }
-    const store = new RequestStore(keyed);
+    const store = new RequestStore(keyed, testCipher);
     for (let index = 0; index < 3; index++) {
       const request = await store.create(newRequest());
       await store.approve(request.id, 'U0BOB', 'test', checks());

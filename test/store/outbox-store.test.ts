@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboxStore } from '../../src/store/outbox-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { newRequest } from '../helpers/requests.ts';
+import { newRequest, testCipher } from '../helpers/requests.ts';
 
 describe.each(engines())('the Slack outbox store on %s', (engine) => {
   let database: TestDatabase;
@@ -11,7 +11,7 @@ describe.each(engines())('the Slack outbox store on %s', (engine) => {
 
   beforeAll(async () => {
     database = await freshDatabase(engine);
-    requests = new RequestStore(database.db);
+    requests = new RequestStore(database.db, testCipher);
     outbox = new OutboxStore(database.db);
   });
   afterAll(() => database.drop());

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/store/migrate.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, migrationVersions, type TestDatabase } from '../helpers/db.ts';
-import { checks, newRequest, payoutBody } from '../helpers/requests.ts';
+import { checks, newRequest, payoutBody, testCipher } from '../helpers/requests.ts';
 
 const noRule = () => undefined;
 
@@ -12,7 +12,7 @@ describe.each(engines())('request store on %s', (engine) => {
 
   beforeAll(async () => {
     database = await freshDatabase(engine);
-    store = new RequestStore(database.db);
+    store = new RequestStore(database.db, testCipher);
   });
   afterAll(() => database.drop());
 
@@ -39,7 +39,7 @@ describe.each(engines())('request store on %s', (engine) => {
   it('keeps working after another replica adds a column (statements are prepared once per connection)', async () => {
     const fresh = await freshDatabase(engine);
     try {
-      const replica = new RequestStore(fresh.db);
+      const replica = new RequestStore(fresh.db, testCipher);
       const { id } = await replica.create(newRequest());
       expect((await replica.get(id))?.status).toBe('pending');
       await fresh.db.exec('alter table payment_requests add column added_later text');

@@ -1,0 +1,29 @@
+import type { StoreConfig } from '../config.ts';
+import type { Logger } from '../logger.ts';
+import { auditSessionSettings } from './audit-chain.ts';
+import { applySessionSettings, type Database } from './database.ts';
+import type { DataDirLockLost } from './folder-lock.ts';
+import { openPglite } from './pglite.ts';
+import { openPostgres } from './postgres.ts';
+
+/**
+ * PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing).
+ * Every session carries the audit chain's key (`auditKey`).
+ */
+export async function openStore(
+  store: StoreConfig,
+  auditKey: Buffer,
+  logger: Logger,
+  lock: { onLost(error: DataDirLockLost): void },
+): Promise<Database> {
+  const session = auditSessionSettings(auditKey);
+  if (store.databaseUrl) return openPostgres(store.databaseUrl, { session });
+  const { dataDir, mustExist } = store;
+  const db = await openPglite(dataDir === 'memory://' ? undefined : dataDir, {
+    logger,
+    mustExist,
+    lock,
+  });
+  await applySessionSettings(db, session);
+  return db;
+}

@@ -8,6 +8,7 @@ import {
   type WriteIntent,
 } from '../domain/approval.ts';
 import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
+import { destinationOf, type PayeeCheck, payeeNameOf } from '../domain/payee.ts';
 import { approvalRefusal, expiryMs, type Policy, requiredApprovals } from '../domain/policy.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
@@ -138,6 +139,8 @@ export class ApprovalWorkflow {
     // Told now rather than at the approval: the same write may already have been executed.
     const twin = await this.#deps.store.unsettledTwin(writeHoldKey);
     if (twin) return { kind: 'held', twin };
+    const labels = await this.#labelsFor(intent);
+    const payee = await this.#payeeOf(intent, labels?.recipientName);
     const request = await this.#deps.store.create({
       operationId: intent.operationId,
       path: { ...intent.path },
@@ -148,7 +151,8 @@ export class ApprovalWorkflow {
       requiredApprovals: requiredApprovals(this.#deps.policy, intent),
       expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
       requesterChannelId: channelId,
-      labels: await this.#labelsFor(intent),
+      labels: payee ? { ...labels, payee: payee.check } : labels,
+      payee: payee && { tag: payee.check.tag, nameTag: payee.nameTag },
       answerTo,
     });
     this.#changed();
@@ -356,6 +360,27 @@ export class ApprovalWorkflow {
     ]);
     if (!recipient && !wallet) return undefined;
     return { recipientName: recipient, walletLabel: wallet };
+  }
+
+  /**
+   * Who the write pays, told apart by keyed tags: whether this deployment has paid that
+   * destination before, and whether the name it is paid under was paid at another one.
+   */
+  async #payeeOf(
+    intent: WriteIntent,
+    recipientName: string | undefined,
+  ): Promise<{ check: PayeeCheck; nameTag: string | undefined } | undefined> {
+    const destination = destinationOf(intent.fields, intent.path);
+    if (!destination) return undefined;
+    const { signer, store } = this.#deps;
+    const tag = signer.payeeTag(destination);
+    const name = payeeNameOf(intent.fields, recipientName);
+    const nameTag = name ? signer.nameTag(name) : undefined;
+    const history = await store.payeeHistory(tag, nameTag);
+    return {
+      check: { tag, newPayee: !history.paidBefore, changedFrom: history.nameElsewhere },
+      nameTag,
+    };
   }
 
   async #recipientName(externalAccountId: string): Promise<string | undefined> {

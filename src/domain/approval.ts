@@ -1,4 +1,5 @@
 import type { WriteOperationId } from './operations.ts';
+import type { PayeeCheck } from './payee.ts';
 
 /**
  * A payment request and its life: one explicit state machine. A request is created pending,
@@ -135,6 +136,8 @@ export interface Approval {
 export interface RequestLabels {
   recipientName?: string | undefined;
   walletLabel?: string | undefined;
+  /** Who it pays, as approvers tell payees apart. */
+  payee?: PayeeCheck | undefined;
 }
 
 export function fieldsOf(request: Pick<PaymentRequest, 'body'>): Record<string, string> {

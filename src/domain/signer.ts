@@ -77,8 +77,17 @@ export class Signer {
    * accounts sharing their last four digits do not, and the account cannot be read back from it.
    */
   payeeTag(destination: string): string {
+    return this.#tag(`destination\n${destination}`);
+  }
+
+  /** A name's tag: the same for `Jane Roe` and ` jane  roe`, never readable back. */
+  nameTag(name: string): string {
+    return this.#tag(`name\n${name}`);
+  }
+
+  #tag(text: string): string {
     const digest = createHmac('sha256', this.#payeeKey)
-      .update(String(canonicalValue(destination)).replace(/[\s-]/g, ''))
+      .update(String(canonicalValue(text)).replace(/[\s-]/g, ''))
       .digest();
     let tag = '';
     for (let index = 0; index < 8; index++) {

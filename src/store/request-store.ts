@@ -27,6 +27,8 @@ export interface NewRequest {
   body: string | undefined;
   fingerprint: string;
   holdKey: string;
+  /** The keyed tags of the destination paid and of the name it is paid under, if any. */
+  payee?: { tag: string; nameTag: string | undefined } | undefined;
   requesterId: string;
   requiredApprovals: number;
   expiresAt: Date;
@@ -205,11 +207,23 @@ const DECIDE = `
   )
   select ${REQUEST_COLUMNS} from decided r`;
 
-/** executing → $2 with its outcome and audit row, in one statement; no row if not executing. */
+/** The payee of each row of `rows` (with `payee_tag`, `payee_name_tag`, `id`), as paid. */
+function paidPayees(rows: string): string {
+  return `insert into paid_payees (payee_tag, name_tag, request_id)
+    select payee_tag, coalesce(payee_name_tag, ''), id from ${rows} and payee_tag is not null
+    on conflict do nothing`;
+}
+
+/**
+ * executing → $2 with its outcome and audit row, in one statement; no row if not executing. A
+ * submitted write's payee is from now on one payops has paid.
+ */
 const FINISH_EXECUTION = `
   with finished as (
     update payment_requests set status = $2, outcome = $3, updated_at = now()
-     where id = $1 and status = 'executing' returning ${REQUEST_TABLE_COLUMNS}
+     where id = $1 and status = 'executing' returning ${REQUEST_TABLE_COLUMNS}, payee_tag, payee_name_tag
+  ), paid as (
+    ${paidPayees("finished where $2 = 'submitted'")}
   ), finished_audit as (
     ${INSERT_AUDIT}
     select id, 'payops', $2, 'executing', $2, fingerprint, $3 from finished
@@ -227,8 +241,8 @@ const FINISH_EXECUTION = `
 const CREATE_REQUEST = `
   with created as (
     insert into payment_requests
-      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12)
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14)
     returning ${REQUEST_TABLE_COLUMNS}
   ), created_audit as (
     ${INSERT_AUDIT}
@@ -272,6 +286,8 @@ export class RequestStore {
       }),
       request.answerTo ? JSON.stringify(request.answerTo) : null,
       request.holdKey,
+      request.payee?.tag ?? null,
+      request.payee?.nameTag ?? null,
     ]);
     if (!row) throw new Error('the new request was not returned by its insert');
     return this.#toRequest(row);
@@ -279,6 +295,23 @@ export class RequestStore {
 
   get(id: number): Promise<PaymentRequest | undefined> {
     return this.#load(this.#db, id);
+  }
+
+  /**
+   * What this deployment has paid before: whether the destination `payeeTag`, and at which
+   * other destinations the name `nameTag`.
+   */
+  async payeeHistory(
+    payeeTag: string,
+    nameTag: string | undefined,
+  ): Promise<{ paidBefore: boolean; nameElsewhere: string[] }> {
+    const [row] = await this.#db.query<{ paid: boolean; elsewhere: string[] | null }>(
+      `select exists (select 1 from paid_payees where payee_tag = $1) as paid,
+              (select array_agg(distinct payee_tag) from paid_payees
+                where $2::text is not null and name_tag = $2 and payee_tag <> $1) as elsewhere`,
+      [payeeTag, nameTag ?? null],
+    );
+    return { paidBefore: row?.paid ?? false, nameElsewhere: row?.elsewhere ?? [] };
   }
 
   /** The first unsettled request for the same write, if any (see `UnsettledTwin`). */
@@ -492,6 +525,9 @@ export class RequestStore {
         row.fingerprint,
         { ...reconciliation },
       );
+      if (reconciliation.result === 'found') {
+        await tx.query(paidPayees('payment_requests where id = $1'), [id]);
+      }
       // The requester is told when something was learnt, not at every fruitless look.
       const learnt =
         resolvedBy !== undefined || ['found', 'ambiguous'].includes(reconciliation.result);

@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_IDS, SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
+import { EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';
 import { approvalMessageTs, ask } from '../helpers/slack.ts';
 
 /**
@@ -12,15 +13,7 @@ import { approvalMessageTs, ask } from '../helpers/slack.ts';
 
 const APPROVALS = 'C0APPROVALS';
 const ACCOUNT = '000123456789';
-const PAYOUT = {
-  wallet_id: SANDBOX_IDS.wallet.ethereumOps,
-  amount: '25.50',
-  currency: 'USDC',
-  beneficiary_name: 'Jane Roe',
-  beneficiary_account: ACCOUNT,
-  beneficiary_routing: '021000021',
-  destination_type: 'ach',
-};
+const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
 
 let r: Rehearsal;
 
@@ -30,15 +23,9 @@ beforeAll(async () => {
 afterAll(() => r.close());
 afterEach(() => r.sandbox.clearFaults());
 
-function payoutText(fields: Record<string, string>): string {
-  return `payout ${Object.entries(fields)
-    .map(([name, value]) => `${name}="${value}"`)
-    .join(' ')}`;
-}
-
 /** `/pay payout …` as alice; the number and the ts of its approval message. */
 async function requestPayout(fields: Record<string, string>): Promise<{ id: number; ts: string }> {
-  const answer = await ask(r, payoutText(fields));
+  const answer = await ask(r, payoutCommand(fields));
   const id = Number(/Request #(\d+)/.exec(answer.shown)?.[1]);
   expect(id, answer.shown).toBeGreaterThan(0);
   return { id, ts: await approvalMessageTs(r, id) };
@@ -85,7 +72,7 @@ describe('point 8: what is shown is what is sent', () => {
 
   it('a name mixing Latin and Cyrillic look-alikes is refused, naming the field, and nothing is stored', async () => {
     const cards = r.slack.callsTo('chat.postMessage').length;
-    const answer = await ask(r, payoutText({ ...PAYOUT, beneficiary_name: 'Jane Rое' }));
+    const answer = await ask(r, payoutCommand({ ...PAYOUT, beneficiary_name: 'Jane Rое' }));
     expect(answer.shown).toContain('beneficiary_name: mixes Latin and Cyrillic letters');
     expect(answer.shown).not.toMatch(/Request #\d+/);
     expect(r.slack.callsTo('chat.postMessage')).toHaveLength(cards);

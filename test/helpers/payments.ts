@@ -140,3 +140,10 @@ export function clientFor(
     ...overrides,
   });
 }
+
+/** `payout name="value" …`: the text after `/pay` that requests a payout of these fields. */
+export function payoutCommand(fields: Readonly<Record<string, string>>): string {
+  return `payout ${Object.entries(fields)
+    .map(([name, value]) => `${name}="${value}"`)
+    .join(' ')}`;
+}

@@ -16,6 +16,7 @@ import {
 } from '../../domain/approval.ts';
 import { maskAccount, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
+import type { PayeeCheck } from '../../domain/payee.ts';
 import { scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION } from '../interaction-ids.ts';
 import {
@@ -58,6 +59,7 @@ export interface FreezeNotice {
 export interface CardLabels {
   recipientName?: string | undefined;
   walletLabel?: string | undefined;
+  payee?: PayeeCheck | undefined;
 }
 
 export interface ApprovalCardContext {
@@ -121,9 +123,33 @@ export function renderApprovalCard(
   if (context.freeze && freezeStops(request)) blocks.push(section(freezeBanner(context.freeze)));
   blocks.push(section(statusText(request, context.now)));
   blocks.push(...requestBlocks(request, labels));
+  if (labels.payee) blocks.push(section(payeeText(labels.payee)));
   if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
   blocks.push(contextBlock([`Payload fingerprint ${code(request.fingerprint)}`]));
   return { text: fallbackText(request), blocks };
+}
+
+/**
+ * The payee's tag, which tells two accounts with the same last digits apart, and what this
+ * deployment's history says of it: a destination never paid, a name now paid elsewhere.
+ */
+export function payeeText(payee: PayeeCheck): string {
+  const lines = [`*Payee tag:* ${code(payee.tag)} _(the same account always shows the same tag)_`];
+  if (payee.newPayee) {
+    lines.push(
+      ':warning: *New payee:* payops has never paid this destination. Check it with the requester before approving.',
+    );
+  }
+  if (payee.changedFrom.length > 0) {
+    const tags = payee.changedFrom
+      .slice(0, 5)
+      .map((tag) => code(tag))
+      .join(', ');
+    lines.push(
+      `:warning: *Changed details:* this name was paid before at another destination (${tags}). Confirm the new details out of band before approving.`,
+    );
+  }
+  return lines.join('\n');
 }
 
 /** `#12 · Create a payout · 10000.00 USD`, plain text for headers. */
@@ -269,11 +295,11 @@ function fieldValue(name: string, value: unknown, labels: CardLabels): string {
 /**
  * A crypto destination as its first and last 8 characters: an approver can check it against
  * the intended address, and a look-alike (address poisoning copies the ends a wallet shows,
- * usually 4–6 characters) would need 16 matching characters — out of reach — while the full
- * address still never appears in Slack.
+ * usually 4–6 characters) would need 16 matching characters — out of reach. One of 20 characters
+ * or fewer (a name such as `treasury.eth`) is shown whole: cut to its tail, two would look alike.
  */
 function abbreviatedAddress(address: string): string {
-  return address.length > 20 ? `${address.slice(0, 8)}…${address.slice(-8)}` : maskAccount(address);
+  return address.length > 20 ? `${address.slice(0, 8)}…${address.slice(-8)}` : address;
 }
 
 /** `wal_1 (Acme payroll)`: the id that is sent, then the name people know it by. */

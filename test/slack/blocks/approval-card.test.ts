@@ -15,6 +15,7 @@ import {
 } from '../../../src/domain/write-commands.ts';
 import {
   type ApprovalCardContext,
+  payeeText,
   renderApprovalCard,
   renderRequesterConfirmation,
   renderThreadUpdate,
@@ -231,6 +232,22 @@ describe('renderApprovalCard: what exactly is asked', () => {
     expect(rows).toContainEqual(['*Rail*', 'polygon']);
     expect(rows).toContainEqual(['*destination_currency*', 'USDC']);
     expect(json).not.toContain('0x52908400098527886E0F7030069857D2E4169EE7');
+  });
+
+  it('a short crypto destination (a name such as treasury.eth) is shown whole, not by its tail', () => {
+    const fields = { wallet_id: 'wal_1', amount: '1', destination_address: 'attacker.eth' };
+    const { rows } = card(request({ operationId: 'createCryptoTransfer' }, fields));
+    expect(rows).toContainEqual(['*Destination address*', 'attacker.eth']);
+  });
+
+  it('the payee tag, and the warnings for a new payee and for a name paid elsewhere', () => {
+    const text = payeeText({ tag: 'K7QF-29MX', newPayee: true, changedFrom: ['AB12-CD34'] });
+    expect(text).toContain('*Payee tag:* `K7QF-29MX`');
+    expect(text).toMatch(/New payee/);
+    expect(text).toMatch(/Changed details.*`AB12-CD34`/);
+    expect(payeeText({ tag: 'K7QF-29MX', newPayee: false, changedFrom: [] })).not.toMatch(
+      /:warning:/,
+    );
   });
 
   it.each(WRITE_IDS)(

@@ -82,6 +82,7 @@ export function botEventsUrl(server: Server, path = '/slack/events'): string {
 
 export interface SlashCommandInput {
   readonly command?: string;
+  /** As typed: the driver escapes `&`, `<` and `>` as Slack does. */
   readonly text: string;
   readonly userId: string;
   readonly userName?: string;
@@ -162,6 +163,13 @@ let eventCounter = 0;
 
 const slackTimestamp = (): string => (Date.now() / 1000).toFixed(6);
 
+const SLACK_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/** Slack sends a slash command's `&`, `<` and `>` as entities, whatever `should_escape` says. */
+export function escapeAsSlack(text: string): string {
+  return text.replace(/[&<>]/g, (char) => SLACK_ESCAPES[char] ?? char);
+}
+
 /** Finds the interactive element with `actionId` in a list of blocks, and the block holding it. */
 function findElement(
   blocks: readonly unknown[],
@@ -221,7 +229,7 @@ export class SlackDriver {
       user_id: input.userId,
       user_name: input.userName ?? this.username(input.userId),
       command: input.command ?? '/pay',
-      text: input.text,
+      text: escapeAsSlack(input.text),
       api_app_id: config.apiAppId,
       is_enterprise_install: 'false',
       response_url: responseUrl.url,

@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PaymentRequest } from '../../src/domain/approval.ts';
+import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { EXAMPLE_CALLS } from '../helpers/payments.ts';
+import { ask, openPayoutForm, requestFormValues } from '../helpers/slack.ts';
+
+/**
+ * What reaches payops at its Slack edge, over real signed HTTP: text as Slack escapes it.
+ */
+
+const APPROVALS = 'C0APPROVALS';
+const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
+
+let r: Rehearsal;
+beforeAll(async () => {
+  r = await startRehearsal({ slack: { rateLimits: 'off' } });
+});
+afterAll(() => r.close());
+
+/** `/pay payout …` with every field of the example, `overrides` on top, each value quoted. */
+function payoutText(overrides: Record<string, string>): string {
+  const fields = Object.entries({ ...PAYOUT, ...overrides });
+  return `payout ${fields.map(([name, value]) => `${name}="${value}"`).join(' ')}`;
+}
+
+async function pendingWhere(match: (request: PaymentRequest) => boolean) {
+  return (await r.bot.workflow.store.listPending(100)).requests.filter(match);
+}
+
+/** A request's approval message, once posted. */
+async function cardOf(id: number): Promise<string> {
+  const card = await r.slack.waitForCall(
+    'chat.postMessage',
+    (call) => call.args.channel === APPROVALS && String(call.args.text).startsWith(`#${id} `),
+  );
+  return (card.response as unknown as { ts: string }).ts;
+}
+
+function clickOn(id: number, ts: string, actionId: string, userId: string) {
+  return r.driver.blockAction({
+    userId,
+    actionId,
+    value: String(id),
+    message: { channel: APPROVALS, ts },
+  });
+}
+
+/** Requests a payout by command and returns its number and approval message. */
+async function requested(overrides: Record<string, string>) {
+  const answer = await ask(r, payoutText(overrides));
+  const id = Number(/Request #(\d+)/.exec(answer.shown)?.[1]);
+  expect(id).toBeGreaterThan(0);
+  return { id, ts: await cardOf(id) };
+}
+
+describe('text as Slack escapes it', () => {
+  it('a name with `&` typed in the command is the name typed in the form: one fingerprint, sent as typed', async () => {
+    const name = 'Smith & Sons <UK>';
+    const byCommand = await requested({ beneficiary_name: name, amount: '7.01' });
+
+    const viewId = await openPayoutForm(r);
+    const values = requestFormValues({ ...PAYOUT, beneficiary_name: name, amount: '7.01' });
+    const submitted = await r.driver.viewSubmission({
+      userId: 'U0ALICE',
+      view: { id: viewId, state: { values } },
+    });
+    expect(submitted.ack).toBeUndefined();
+    await expect
+      .poll(() => pendingWhere((request) => request.body?.includes('Smith') ?? false))
+      .toHaveLength(2);
+
+    const [first, second] = await pendingWhere(
+      (request) => request.body?.includes('Smith') ?? false,
+    );
+    expect(JSON.parse(first?.body ?? '{}').beneficiary_name).toBe(name);
+    expect(second?.body).toBe(first?.body);
+    expect(second?.fingerprint).toBe(first?.fingerprint);
+
+    const before = r.sandbox.requests.length;
+    await clickOn(byCommand.id, byCommand.ts, ACTION.approve, 'U0BOB');
+    await expect
+      .poll(() => r.sandbox.requests.slice(before).find((e) => e.operationId === 'createPayout'))
+      .toBeDefined();
+    const payout = r.sandbox.requests.slice(before).find((e) => e.operationId === 'createPayout');
+    expect(JSON.parse(String(payout?.body)).beneficiary_name).toBe(name);
+  });
+});

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
-import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 import { ask, openPayoutForm, requestFormValues } from '../helpers/slack.ts';
 
 /**
- * What reaches payops at its Slack edge, over real signed HTTP: text as Slack escapes it.
+ * What reaches payops at its Slack edge, over real signed HTTP: text as Slack escapes it, and
+ * text no database can hold.
  */
 
 const APPROVALS = 'C0APPROVALS';
@@ -84,5 +85,67 @@ describe('text as Slack escapes it', () => {
       .toBeDefined();
     const payout = r.sandbox.requests.slice(before).find((e) => e.operationId === 'createPayout');
     expect(JSON.parse(String(payout?.body)).beneficiary_name).toBe(name);
+  });
+});
+
+describe('text no record can hold', () => {
+  it('a NUL in the reason of /pay freeze still freezes, the character dropped', async () => {
+    const frozen = await ask(r, 'freeze provider incident\u0000 #42', { userId: 'U0BOB' });
+    expect(frozen.shown).toContain('Payments are frozen (provider incident #42)');
+    const state = await r.bot.workflow.freezeState();
+    expect(state).toMatchObject({ frozen: true, reason: 'provider incident #42' });
+
+    const long = await ask(r, `freeze ${'x'.repeat(400)}`, { userId: 'U0BOB' });
+    expect(long.shown).toContain('cut to 300 characters');
+    expect((await r.bot.workflow.freezeState()).reason).toHaveLength(300);
+    await ask(r, 'unfreeze', { userId: 'U0BOB' });
+  });
+
+  it('a NUL in a resolve note is dropped; an over-long note is refused with a message', async () => {
+    const { id, ts } = await requested({ amount: '7.02' });
+    // A 500 after sending and a list that cannot be read: the outcome stays unknown.
+    r.sandbox.addFault({ kind: 'status', operationId: 'createPayout', status: 500, times: 1 });
+    r.sandbox.addFault({ kind: 'status', operationId: 'listPayouts', status: 503 });
+    try {
+      await clickOn(id, ts, ACTION.approve, 'U0BOB');
+      await expect.poll(async () => (await r.bot.workflow.store.get(id))?.status).toBe('unknown');
+
+      const tooLong = await ask(r, `resolve ${id} not-executed ${'y'.repeat(501)}`, {
+        userId: 'U0CAROL',
+      });
+      expect(tooLong.shown).toContain('The note is 501 characters long; at most 500');
+      const resolved = await ask(r, `resolve ${id} not-executed no payout\u0000 in the dashboard`, {
+        userId: 'U0CAROL',
+      });
+      expect(resolved.shown).toContain('recorded as not executed');
+      const stored = await r.bot.workflow.store.get(id);
+      expect(stored?.reconciliation?.detail).toBe('no payout in the dashboard');
+    } finally {
+      r.sandbox.clearFaults();
+    }
+  });
+
+  it('a NUL in a rejection reason is dropped and the request is rejected', async () => {
+    const { id, ts } = await requested({ amount: '7.03' });
+    const formsBefore = r.slack.callsTo('views.update').length;
+    await clickOn(id, ts, ACTION.reject, 'U0CAROL');
+    const form = await r.slack.waitForCall(
+      'views.update',
+      (call) =>
+        r.slack.callsTo('views.update').indexOf(call) >= formsBefore &&
+        JSON.stringify(call.args).includes(VIEW.rejectReason),
+    );
+    const submitted = await r.driver.viewSubmission({
+      userId: 'U0CAROL',
+      view: {
+        id: String(form.args.view_id),
+        state: {
+          values: { reason: { reason: { type: 'plain_text_input', value: 'wrong\u0000 name' } } },
+        },
+      },
+    });
+    expect(submitted.ack).toBeUndefined();
+    const stored = await r.bot.workflow.store.get(id);
+    expect(stored).toMatchObject({ status: 'rejected', reason: 'wrong name' });
   });
 });

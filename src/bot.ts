@@ -23,6 +23,7 @@ import { OutboxStore } from './store/outbox-store.ts';
 import { openPglite } from './store/pglite.ts';
 import { openPostgres } from './store/postgres.ts';
 import { RateBucketsStore } from './store/rate-buckets-store.ts';
+import { ReplayStore } from './store/replay-store.ts';
 import { type FreezeState, RequestStore } from './store/request-store.ts';
 
 /** How long a `/readyz` answer about the provider is reused, so probes do not hammer it. */
@@ -135,6 +136,7 @@ export async function startBot(
       reads,
       workflow,
       approvalsChannelId: config.approvals.channelId,
+      replays: new ReplayStore(db),
       async readiness() {
         const checks = { store: await db.ping(), provider: await providerReachable() };
         return { ready: Object.values(checks).every(Boolean), checks };

@@ -1,17 +1,20 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { sendExactly, signSlackRequest } from '../../src/sandbox/slack.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 import { ask, openPayoutForm, requestFormValues } from '../helpers/slack.ts';
 
 /**
- * What reaches payops at its Slack edge, over real signed HTTP: text as Slack escapes it, and
- * text no database can hold.
+ * What reaches payops at its Slack edge, over real signed HTTP: text as Slack escapes it, text
+ * no database can hold, and requests replayed, from the future, oversized or not an object.
  */
 
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
+const nowSec = () => Math.floor(Date.now() / 1000);
 
 let r: Rehearsal;
 beforeAll(async () => {
@@ -53,6 +56,22 @@ async function requested(overrides: Record<string, string>) {
   const id = Number(/Request #(\d+)/.exec(answer.shown)?.[1]);
   expect(id).toBeGreaterThan(0);
   return { id, ts: await cardOf(id) };
+}
+
+/** A body signed with the given timestamp, posted to the bot; its answer within 5 s. */
+async function signedPost(body: string, contentType: string, timestampSec = nowSec()) {
+  const headers = {
+    'Content-Type': contentType,
+    'X-Slack-Request-Timestamp': String(timestampSec),
+    'X-Slack-Signature': signSlackRequest(r.slack.config.signingSecret, timestampSec, body),
+  };
+  const response = await fetch(r.botUrl, {
+    method: 'POST',
+    headers,
+    body,
+    signal: AbortSignal.timeout(5_000),
+  });
+  return { status: response.status, body: await response.text() };
 }
 
 describe('text as Slack escapes it', () => {
@@ -147,5 +166,85 @@ describe('text no record can hold', () => {
     expect(submitted.ack).toBeUndefined();
     const stored = await r.bot.workflow.store.get(id);
     expect(stored).toMatchObject({ status: 'rejected', reason: 'wrong name' });
+  });
+});
+
+describe('signed requests at the edge', () => {
+  it('a byte-identical replay of a signed /pay payout is acknowledged and does nothing', async () => {
+    const text = payoutText({ amount: '7.04' });
+    const sent = await r.driver.slashCommand({ text, userId: 'U0ALICE', channelId: 'C0PAYOPS' });
+    await r.slack.nextResponse(sent.responseUrlId);
+    const ofThisPayout = () => pendingWhere((request) => request.body?.includes('"7.04"') ?? false);
+    expect(await ofThisPayout()).toHaveLength(1);
+
+    const replayed = await r.driver.replay(sent.request);
+    expect(replayed).toMatchObject({ status: 200, body: '' });
+    // Long enough for a second request to be stored and answered, were it taken.
+    await sleep(750);
+    expect(await ofThisPayout()).toHaveLength(1);
+    expect(r.slack.responsesTo(sent.responseUrlId)).toHaveLength(1);
+  });
+
+  it('a timestamp from the future is refused like a bad signature, beyond a minute ahead', async () => {
+    const forged = await r.driver.slashCommand(
+      { text: 'freeze from the future', userId: 'U0BOB', channelId: 'C0PAYOPS' },
+      { forge: 'future-timestamp' },
+    );
+    expect(forged.status).toBe(401);
+    await sleep(300);
+    expect((await r.bot.workflow.freezeState()).frozen).toBe(false);
+
+    const challenge = (value: string) =>
+      JSON.stringify({ type: 'url_verification', challenge: value, token: 't' });
+    expect(await signedPost(challenge('a'), 'application/json', nowSec() + 120)).toMatchObject({
+      status: 401,
+    });
+    // Clocks differ a little: a few seconds ahead is taken.
+    expect(await signedPost(challenge('b'), 'application/json', nowSec() + 30)).toEqual({
+      status: 200,
+      body: JSON.stringify({ challenge: 'b' }),
+    });
+  });
+
+  it('a body larger than any Slack payload is refused with 413, signed or not', async () => {
+    const unsigned = await fetch(r.botUrl, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: 'x'.repeat(3_900_000),
+    });
+    expect(unsigned.status).toBe(413);
+    const event = JSON.stringify({ type: 'event_callback', padding: 'x'.repeat(300_000) });
+    expect((await signedPost(event, 'application/json')).status).toBe(413);
+    // The unread rest of a refused body holds up no later request.
+    const challenge = JSON.stringify({ type: 'url_verification', challenge: 'c', token: 't' });
+    expect((await signedPost(challenge, 'application/json')).status).toBe(200);
+  });
+
+  it('a signed body that is not a JSON object gets 400, and the process carries on', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      for (const body of ['null', '1', '"x"', '[]']) {
+        expect(await signedPost(body, 'application/json'), body).toEqual({ status: 400, body: '' });
+      }
+      const form = await signedPost('payload=null', 'application/x-www-form-urlencoded');
+      expect(form.status).toBe(400);
+      await sleep(100);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+    const health = await fetch(r.botUrl.replace('/slack/events', '/healthz'));
+    expect(health.status).toBe(200);
+    expect((await ask(r, 'help')).shown).toContain('/pay payout');
+  });
+
+  it('an SSL check, unsigned, is still answered', async () => {
+    const response = await sendExactly(r.botUrl, {
+      body: 'ssl_check=1&token=t',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
+    expect(response.status).toBe(200);
   });
 });

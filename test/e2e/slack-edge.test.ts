@@ -105,6 +105,12 @@ describe('text as Slack escapes it', () => {
     const payout = r.sandbox.requests.slice(before).find((e) => e.operationId === 'createPayout');
     expect(JSON.parse(String(payout?.body)).beneficiary_name).toBe(name);
   });
+
+  it('what a command quotes back of the text typed shows as typed, never as Slack markup', async () => {
+    const answer = await ask(r, 'payout <!here> amount=1');
+    expect(answer.shown).toContain('`&lt;!here&gt;` is one word too many');
+    expect(answer.shown).not.toContain('<!here>');
+  });
 });
 
 describe('text no record can hold', () => {

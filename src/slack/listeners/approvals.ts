@@ -10,7 +10,7 @@ import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
 import { findList, recordIdentity } from '../../payments/response-shape.ts';
-import { notice, type SlackMessage } from '../blocks/format.ts';
+import { escapeMrkdwn, notice, type SlackMessage } from '../blocks/format.ts';
 import {
   heldText,
   renderDirectoryUnavailable,
@@ -190,7 +190,8 @@ export async function answerWriteCommand(
   if (parsed.kind === 'invalid') {
     return notice(
       'The request was not created:',
-      parsed.errors.map((error) => error.message),
+      // They quote what was typed, decoded: escaped again so it shows as typed.
+      parsed.errors.map((error) => escapeMrkdwn(error.message)),
     );
   }
   if (parsed.kind === 'intent') {

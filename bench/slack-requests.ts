@@ -34,7 +34,7 @@ class RecordingDriver extends SlackDriver {
 
   override async send(body: string): Promise<SignedResponse> {
     this.#body = body;
-    return { status: 0, body: '', ackMs: 0 };
+    return { request: { body, headers: {} }, status: 0, body: '', ackMs: 0 };
   }
 
   take(): string {

@@ -24,6 +24,7 @@ import { openStore } from './store/open-store.ts';
 import { OutboxStore } from './store/outbox-store.ts';
 import { PayloadCipher } from './store/payload-cipher.ts';
 import { RateBucketsStore } from './store/rate-buckets-store.ts';
+import { ReplayStore } from './store/replay-store.ts';
 import { type FreezeState, RequestStore } from './store/request-store.ts';
 
 /** How long a `/readyz` answer about the provider is reused, so probes do not hammer it. */
@@ -147,6 +148,7 @@ export async function startBot(
       reads,
       workflow,
       approvalsChannelId: config.approvals.channelId,
+      replays: new ReplayStore(db),
       async readiness() {
         const checks = { store: await db.ping(), provider: await providerReachable() };
         return { ready: Object.values(checks).every(Boolean), checks };

@@ -20,6 +20,17 @@ const CLOSING_QUOTE: Record<string, string> = { '"': '"', "'": "'", '“': '”'
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const FLAG_NAME = /^[a-z][a-z0-9-]*$/;
 
+const SLACK_ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>' };
+
+/**
+ * A slash command's text as the person typed it. Slack sends `&`, `<` and `>` as `&amp;`,
+ * `&lt;` and `&gt;`; undone in one pass, so `&amp;lt;` (a typed `&lt;`) stays `&lt;`, and the
+ * value matches the same value typed in a form.
+ */
+export function decodeSlackText(text: string): string {
+  return text.replace(/&(?:amp|lt|gt);/g, (entity) => SLACK_ENTITIES[entity] ?? entity);
+}
+
 export function tokenize(text: string): Token[] | TextError {
   if (text.length > MAX_COMMAND_TEXT) {
     return {

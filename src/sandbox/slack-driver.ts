@@ -13,8 +13,8 @@ import { isObject, type JsonObject } from './slack-workspace.ts';
 
 export type SlackContentType = 'application/x-www-form-urlencoded' | 'application/json';
 
-/** How to make a request that Bolt must refuse with 401. */
-export type Forgery = 'bad-signature' | 'stale-timestamp' | 'missing-headers';
+/** How to make a request that the bot must refuse with 401. */
+export type Forgery = 'bad-signature' | 'stale-timestamp' | 'future-timestamp' | 'missing-headers';
 
 export interface SendOptions {
   readonly forge?: Forgery;
@@ -22,15 +22,28 @@ export interface SendOptions {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
+/** The exact bytes and headers of a request, so a test can send them again (a replay). */
+export interface SignedRequest {
+  readonly body: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
 export interface SignedResponse {
+  readonly request: SignedRequest;
   readonly status: number;
   readonly body: string;
   /** From sending the request to having read the whole answer. */
   readonly ackMs: number;
 }
 
-/** Slack gives up on a request after five minutes; a minute more makes the forgery unambiguous. */
-const STALE_BY_SEC = 6 * 60;
+/**
+ * How far a forged timestamp is from now: past Slack's five minutes by a minute, or a week ahead
+ * (a clock far off, or a request signed now to be replayed later).
+ */
+const FORGED_TIMESTAMP_SHIFT_SEC: Partial<Record<Forgery, number>> = {
+  'stale-timestamp': -6 * 60,
+  'future-timestamp': 7 * 24 * 60 * 60,
+};
 
 /** `v0=` + hex HMAC-SHA256 of `v0:{timestamp}:{body}`, keyed with the signing secret. */
 export function signSlackRequest(secret: string, timestampSec: number, body: string): string {
@@ -44,8 +57,8 @@ export function slackSignatureHeaders(
   forge?: Forgery,
 ): Record<string, string> {
   if (forge === 'missing-headers') return {};
-  const nowSec = Math.floor(Date.now() / 1000);
-  const timestampSec = forge === 'stale-timestamp' ? nowSec - STALE_BY_SEC : nowSec;
+  const shift = forge === undefined ? 0 : (FORGED_TIMESTAMP_SHIFT_SEC[forge] ?? 0);
+  const timestampSec = Math.floor(Date.now() / 1000) + shift;
   const secret = forge === 'bad-signature' ? `${signingSecret}-forged` : signingSecret;
   return {
     'X-Slack-Request-Timestamp': String(timestampSec),
@@ -65,10 +78,19 @@ export async function sendSlackRequest(
     ...slackSignatureHeaders(signingSecret, body, options.forge),
     ...options.headers,
   };
+  return sendExactly(target, { body, headers });
+}
+
+/** Posts a request's bytes and headers as they are: a replay when they were sent before. */
+export async function sendExactly(target: string, request: SignedRequest): Promise<SignedResponse> {
   const started = performance.now();
-  const response = await fetch(target, { method: 'POST', headers, body });
+  const response = await fetch(target, {
+    method: 'POST',
+    headers: request.headers,
+    body: request.body,
+  });
   const text = await response.text();
-  return { status: response.status, body: text, ackMs: performance.now() - started };
+  return { request, status: response.status, body: text, ackMs: performance.now() - started };
 }
 
 /** `http://127.0.0.1:PORT/slack/events` for the server `app.start(0)` returned. */
@@ -82,6 +104,7 @@ export function botEventsUrl(server: Server, path = '/slack/events'): string {
 
 export interface SlashCommandInput {
   readonly command?: string;
+  /** As typed: the driver escapes `&`, `<` and `>` as Slack does. */
   readonly text: string;
   readonly userId: string;
   readonly userName?: string;
@@ -162,6 +185,13 @@ let eventCounter = 0;
 
 const slackTimestamp = (): string => (Date.now() / 1000).toFixed(6);
 
+const SLACK_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/** Slack sends a slash command's `&`, `<` and `>` as entities, whatever `should_escape` says. */
+export function escapeAsSlack(text: string): string {
+  return text.replace(/[&<>]/g, (char) => SLACK_ESCAPES[char] ?? char);
+}
+
 /** Finds the interactive element with `actionId` in a list of blocks, and the block holding it. */
 function findElement(
   blocks: readonly unknown[],
@@ -205,6 +235,11 @@ export class SlackDriver {
     );
   }
 
+  /** Sends an earlier request's exact bytes and headers again, as an attacker replaying it would. */
+  replay(request: SignedRequest): Promise<SignedResponse> {
+    return sendExactly(this.target, request);
+  }
+
   async slashCommand(input: SlashCommandInput, options?: SendOptions): Promise<SlashCommandResult> {
     const { config } = this.emulation;
     const responseUrl = this.emulation.issueResponseUrl({
@@ -221,7 +256,7 @@ export class SlackDriver {
       user_id: input.userId,
       user_name: input.userName ?? this.username(input.userId),
       command: input.command ?? '/pay',
-      text: input.text,
+      text: escapeAsSlack(input.text),
       api_app_id: config.apiAppId,
       is_enterprise_install: 'false',
       response_url: responseUrl.url,

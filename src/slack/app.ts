@@ -1,5 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import { type AnyMiddlewareArgs, App, LogLevel, type Middleware } from '@slack/bolt';
+import {
+  type AnyMiddlewareArgs,
+  App,
+  type CustomRoute,
+  LogLevel,
+  type Middleware,
+} from '@slack/bolt';
 import type { AccessControl } from '../app/access.ts';
 import type { ApprovalWorkflow } from '../app/approvals.ts';
 import type { ReadService } from '../app/reads.ts';
@@ -11,6 +17,7 @@ import { registerAppHome } from './listeners/app-home.ts';
 import { registerApprovals } from './listeners/approvals.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
+import { createSlackReceiver, type ReplayGuard } from './request-edge.ts';
 
 /** What `/readyz` reports: each dependency the bot needs to serve requests. */
 export interface Readiness {
@@ -28,6 +35,8 @@ export interface SlackAppDeps {
   /** The approvals channel: approval cards and the audit CSV go there only. */
   approvalsChannelId: string;
   readiness(): Promise<Readiness>;
+  /** Signed requests already taken, shared by the replicas. */
+  replays: ReplayGuard;
 }
 
 /** What a person is told when too many requests are in progress: nothing of theirs was done. */
@@ -49,39 +58,51 @@ export interface SlackApp {
  */
 export function createSlackApp(deps: SlackAppDeps): SlackApp {
   const { slack, identity } = deps;
+  const logger = boltLogger(deps.logger);
+  const customRoutes: CustomRoute[] = [
+    {
+      path: '/healthz',
+      method: ['GET'],
+      handler: (_req, res) => json(res, 200, { alive: true }),
+    },
+    {
+      path: '/readyz',
+      method: ['GET'],
+      handler: (_req, res) => {
+        deps
+          .readiness()
+          .then((readiness) => json(res, readiness.ready ? 200 : 503, readiness))
+          .catch(() => json(res, 503, { ready: false, checks: {} }));
+      },
+    },
+  ];
   const app = new App({
     token: slack.botToken,
-    signingSecret: slack.signingSecret,
     botId: identity.botId,
     botUserId: identity.botUserId,
-    logger: boltLogger(deps.logger),
+    logger,
     logLevel: LogLevel.DEBUG,
-    customRoutes: [
-      {
-        path: '/healthz',
-        method: ['GET'],
-        handler: (_req, res) => json(res, 200, { alive: true }),
-      },
-      {
-        path: '/readyz',
-        method: ['GET'],
-        handler: (_req, res) => {
-          deps
-            .readiness()
-            .then((readiness) => json(res, readiness.ready ? 200 : 503, readiness))
-            .catch(() => json(res, 503, { ready: false, checks: {} }));
-        },
-      },
-    ],
     // payops keeps no per-conversation state in Bolt.
     convoStore: false,
     clientOptions: {
       ...(slack.apiUrl ? { slackApiUrl: slack.apiUrl } : {}),
       retryConfig: LISTENER_RETRIES,
     },
+    // Over a socket Slack's messages come on a connection payops opened to Slack, unsigned:
+    // there is no request to forge, replay or oversize, so the edge below is HTTP's only.
     ...(slack.appToken
-      ? { socketMode: true, appToken: slack.appToken, installerOptions: { port: slack.port } }
-      : { port: slack.port }),
+      ? {
+          socketMode: true,
+          appToken: slack.appToken,
+          customRoutes,
+          installerOptions: { port: slack.port },
+        }
+      : {
+          receiver: createSlackReceiver(
+            { signingSecret: slack.signingSecret, port: slack.port, customRoutes, logger },
+            { replays: deps.replays, logger: deps.logger },
+          ),
+        }),
   });
   const inProgress = new Set<Promise<void>>();
   app.use(loadShedding(inProgress, slack.maxBacklog, deps.logger));
@@ -106,7 +127,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
  * Every listener payops has, grouped by Slack surface. The manifest test calls this with a
  * recorder to check that manifest.yml declares exactly what the code registers.
  */
-export function registerListeners(app: App, deps: SlackAppDeps): void {
+export function registerListeners(app: App, deps: Omit<SlackAppDeps, 'replays'>): void {
   const readerDeps = {
     command: deps.slack.command,
     readers: deps.slack.readers,

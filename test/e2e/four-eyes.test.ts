@@ -6,7 +6,7 @@ import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
-import { approvalMessageTs, ask } from '../helpers/slack.ts';
+import { approvalMessageTs, ask, openPayoutForm, requestFormValues } from '../helpers/slack.ts';
 
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
@@ -391,28 +391,8 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
   });
 
   it('the modal opens from the bare command, and its errors are shown per field', async () => {
-    const sent = await r.driver.slashCommand({
-      text: 'payout',
-      userId: 'U0ALICE',
-      channelId: 'C0PAYOPS',
-    });
-    const update = await r.slack.waitForCall('views.update', (call) =>
-      JSON.stringify(call.args).includes(VIEW.request),
-    );
-    expect(sent.status).toBe(200);
-    const view = update.args.view as { id?: string };
-    const viewId = ((update.response as unknown as { view: { id: string } }).view.id ??
-      view.id) as string;
-    const values = Object.fromEntries(
-      Object.entries({ ...PAYOUT, amount: '12.5.0', currency: 'US$' }).map(([field, value]) => [
-        field,
-        {
-          [field]: field.endsWith('_id')
-            ? { type: 'static_select', selected_option: { value } }
-            : { type: 'plain_text_input', value },
-        },
-      ]),
-    );
+    const viewId = await openPayoutForm(r);
+    const values = requestFormValues({ ...PAYOUT, amount: '12.5.0', currency: 'US$' });
     const rejected = await r.driver.viewSubmission({
       userId: 'U0ALICE',
       view: { id: viewId, state: { values } },

@@ -1,4 +1,6 @@
 import type { Rehearsal } from '../../src/sandbox/rehearsal.ts';
+import type { JsonObject } from '../../src/sandbox/slack.ts';
+import { VIEW } from '../../src/slack/interaction-ids.ts';
 
 export interface Answer {
   status: number;
@@ -36,4 +38,33 @@ export async function approvalMessageTs(
       String(call.args.text).startsWith(`#${id} `),
   );
   return (card.response as unknown as { ts: string }).ts;
+}
+
+/** The request form's `state.values` filled in: `*_id` fields chosen from selects, others typed. */
+export function requestFormValues(fields: Record<string, string>): Record<string, JsonObject> {
+  return Object.fromEntries(
+    Object.entries(fields).map(([field, value]) => [
+      field,
+      {
+        [field]: field.endsWith('_id')
+          ? { type: 'static_select', selected_option: { value } }
+          : { type: 'plain_text_input', value },
+      },
+    ]),
+  );
+}
+
+/** Types the bare `/pay payout` as alice; returns the id of the request form it opens. */
+export async function openPayoutForm(rehearsal: Rehearsal): Promise<string> {
+  const sent = await rehearsal.driver.slashCommand({
+    text: 'payout',
+    userId: 'U0ALICE',
+    channelId: 'C0PAYOPS',
+  });
+  if (sent.status !== 200) throw new Error(`slash command got HTTP ${sent.status}: ${sent.body}`);
+  const update = await rehearsal.slack.waitForCall('views.update', (call) =>
+    JSON.stringify(call.args).includes(VIEW.request),
+  );
+  const view = update.args.view as { id?: string };
+  return ((update.response as unknown as { view: { id: string } }).view.id ?? view.id) as string;
 }

@@ -201,6 +201,17 @@ describe('signed requests to the bot', () => {
     });
   });
 
+  it('sends `&`, `<` and `>` in command text escaped, as Slack does', async () => {
+    const sent = await driver.slashCommand({
+      text: 'note Smith & Sons <ltd> &lt;',
+      userId: 'U0ALICE',
+      channelId: CHANNEL,
+    });
+
+    expect(sent.status).toBe(200);
+    expect(commandsHandled.at(-1)?.text).toBe('note Smith &amp; Sons &lt;ltd&gt; &amp;lt;');
+  });
+
   it.each([
     ['a bad signature', 'bad-signature'],
     ['a timestamp older than five minutes', 'stale-timestamp'],

@@ -1,8 +1,9 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow } from '../../app/approvals.ts';
+import { checkFreeText, cutFreeText } from '../../domain/free-text.ts';
 import { scrubDetail } from '../../domain/scrub.ts';
 import type { AuditEntry } from '../../store/request-store.ts';
-import { notice, type SlackMessage } from '../blocks/format.ts';
+import { escapeMrkdwn, notice, type SlackMessage } from '../blocks/format.ts';
 import { renderDirectoryUnavailable, renderNotAllowed } from '../blocks/messages.ts';
 import { renderRequestDetail, renderRequestList } from '../blocks/request-views.ts';
 
@@ -16,6 +17,9 @@ export const ADMIN_WORDS = [
   'audit',
 ] as const;
 export type AdminWord = (typeof ADMIN_WORDS)[number];
+
+/** The freeze notice on every pending card shows it whole. */
+const MAX_FREEZE_REASON = 300;
 
 export function isAdminWord(word: string): word is AdminWord {
   return (ADMIN_WORDS as readonly string[]).includes(word);
@@ -48,11 +52,15 @@ export async function answerAdminCommand(
     case 'freeze':
     case 'unfreeze': {
       const frozen = word === 'freeze';
-      const reason = rest.trim().slice(0, 300) || undefined;
-      await deps.workflow.setFreeze(frozen, command.user_id, reason);
+      // The kill switch never fails on its reason: what cannot be kept is dropped or cut.
+      const reason = cutFreeText(rest, MAX_FREEZE_REASON);
+      await deps.workflow.setFreeze(frozen, command.user_id, reason.text || undefined);
+      const shown = reason.text
+        ? ` (${escapeMrkdwn(reason.text)}${reason.cut ? `; cut to ${MAX_FREEZE_REASON} characters` : ''})`
+        : '';
       return notice(
         frozen
-          ? `Payments are frozen${reason ? ` (${reason})` : ''}: no call will be made to the provider. Pending requests stay pending; an approval that would execute is refused until \`/pay unfreeze\`.`
+          ? `Payments are frozen${shown}: no call will be made to the provider. Pending requests stay pending; an approval that would execute is refused until \`/pay unfreeze\`.`
           : 'Payments are unfrozen. Pending requests can be approved again.',
       );
     }
@@ -83,19 +91,16 @@ export async function answerAdminCommand(
     }
     case 'resolve': {
       const parsed = /^#?(\d{1,15})\s+(executed|not-executed)\s+(\S[\s\S]*)$/i.exec(rest.trim());
-      if (!parsed) {
+      const [, id, verdict = '', typed = ''] = parsed ?? [];
+      const note = checkFreeText(typed, 'note');
+      if ('error' in note) return notice(note.error);
+      if (!id || !note.text) {
         return notice(
           'Say which request, what you found at the provider and what you checked: `/pay resolve 12 executed payout po_123 is in the dashboard` or `/pay resolve 12 not-executed no payout to this recipient since the request`.',
         );
       }
-      const [, id, verdict, note] = parsed as unknown as [string, string, string, string];
       const executed = verdict.toLowerCase() === 'executed';
-      const result = await deps.workflow.resolve(
-        Number(id),
-        command.user_id,
-        executed,
-        note.trim().slice(0, 500),
-      );
+      const result = await deps.workflow.resolve(Number(id), command.user_id, executed, note.text);
       if (result.kind === 'not_found') return notice(`Request #${id} does not exist.`);
       if (result.kind === 'not_allowed') return renderNotAllowed(deps.accessAdmin);
       if (result.kind === 'refused') return notice(result.reason);

@@ -5,11 +5,12 @@ import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow, Denied } from '../../app/approvals.ts';
 import type { AnswerTarget } from '../../app/outbox-port.ts';
 import type { ReadService } from '../../app/reads.ts';
+import { checkFreeText } from '../../domain/free-text.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
 import { findList, recordIdentity } from '../../payments/response-shape.ts';
-import { notice, type SlackMessage } from '../blocks/format.ts';
+import { escapeMrkdwn, notice, type SlackMessage } from '../blocks/format.ts';
 import {
   heldText,
   renderDirectoryUnavailable,
@@ -97,10 +98,11 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
   app.view(VIEW.rejectReason, async ({ ack, view, body, client }) => {
     const errors = (reason: string) => ack({ response_action: 'errors', errors: { reason } });
     const form = rejectFormOf(view.private_metadata);
-    const reason = (view.state.values.reason?.reason?.value ?? '').trim();
+    const reason = checkFreeText(view.state.values.reason?.reason?.value ?? '', 'reason');
     if (!form) return errors('This form is not for a known request.');
-    if (!reason) return errors('Say why, so the requester can fix it.');
-    const decided = deps.workflow.reject(form.id, body.user.id, reason.slice(0, 500), form).then(
+    if ('error' in reason) return errors(reason.error);
+    if (!reason.text) return errors('Say why, so the requester can fix it.');
+    const decided = deps.workflow.reject(form.id, body.user.id, reason.text, form).then(
       (result): RejectionAnswer => rejectionAnswer(deps, form.id, result),
       (error: unknown): RejectionAnswer => {
         deps.logger.error({ err: error, requestId: form.id }, 'rejecting failed inside payops');
@@ -188,7 +190,8 @@ export async function answerWriteCommand(
   if (parsed.kind === 'invalid') {
     return notice(
       'The request was not created:',
-      parsed.errors.map((error) => error.message),
+      // They quote what was typed, decoded: escaped again so it shows as typed.
+      parsed.errors.map((error) => escapeMrkdwn(error.message)),
     );
   }
   if (parsed.kind === 'intent') {

@@ -4,6 +4,7 @@ import type { WebClient } from '@slack/web-api';
 import type { AccessControl, RoleMembers } from '../../app/access.ts';
 import { APPROVER_HELP, readCommandHelp, writeCommandHelp } from '../../app/help.ts';
 import type { ReadService } from '../../app/reads.ts';
+import { decodeSlackText } from '../../domain/command-text.ts';
 import { closest, parseCommand, READ_COMMAND_WORDS } from '../../domain/commands.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import { isWriteCommandWord, WRITE_COMMAND_WORDS } from '../../domain/write-commands.ts';
@@ -71,7 +72,7 @@ async function answerCommand(
   if (deps.channels && !deps.channels.has(command.channel_id)) {
     return renderWrongChannel([...deps.channels]);
   }
-  const text = command.text ?? '';
+  const text = decodeSlackText(command.text ?? '');
   const [word = '', rest = ''] = splitFirstWord(text);
   // Writes check requesters, admin words approvers; each in its own module, at this moment.
   if (isWriteCommandWord(word))

@@ -1,0 +1,104 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  HTTPModuleFunctions,
+  HTTPReceiver,
+  type HTTPReceiverOptions,
+  isRawBodyError,
+} from '@slack/bolt';
+import type { Logger } from '../logger.ts';
+
+/** Where Slack sends every request (manifest.yml). */
+const SLACK_PATH = '/slack/events';
+
+/**
+ * Slack's largest payload is a view submission, well under 100 KB. Bolt's own limit is 4 MB,
+ * buffered whole before the signature is checked; a bigger body is refused with 413 unread.
+ */
+export const SLACK_BODY_LIMIT = 256 * 1024;
+
+/**
+ * How far ahead of ours Slack's clock may be. Bolt refuses only timestamps older than five
+ * minutes, so a request signed with a timestamp ahead could be replayed for as long.
+ */
+export const MAX_CLOCK_AHEAD_SEC = 60;
+
+export interface ReplayGuard {
+  /** True the first time a request signature is seen, false for a replay. */
+  firstSeen(signature: string, timestampSec: number): Promise<boolean>;
+}
+
+type Verdict = 'pass' | 'replay' | 400 | 401 | 413;
+
+/**
+ * Bolt's HTTP receiver, with what it lacks at its edge for every signed request: a body limit
+ * fit for Slack, timestamps refused from the future as from the past, a replay of the same signed
+ * bytes acknowledged and ignored, and a body that is not a JSON object refused (in Bolt 5.1 a
+ * signed `null` crashes the process). Bolt then reads the buffered body and checks it again.
+ */
+export function createSlackReceiver(
+  options: Omit<HTTPReceiverOptions, 'endpoints' | 'bodyLimit'> & { signingSecret: string },
+  deps: { replays: ReplayGuard; logger: Logger },
+): HTTPReceiver {
+  const receiver = new HTTPReceiver({
+    ...options,
+    endpoints: [SLACK_PATH],
+    bodyLimit: SLACK_BODY_LIMIT,
+  });
+  const bolt = receiver.requestListener;
+  const screen = screening(options.signingSecret, deps.replays);
+  receiver.requestListener = (req, res) => {
+    if (req.method !== 'POST' || pathOf(req) !== SLACK_PATH) return bolt(req, res);
+    screen(req)
+      .then((verdict) => {
+        if (verdict === 'pass') return bolt(req, res);
+        if (verdict === 'replay') {
+          deps.logger.warn('a replayed Slack request was acknowledged and not worked on');
+          return answer(res, 200);
+        }
+        deps.logger.warn({ status: verdict }, 'a Slack request was refused at the edge');
+        answer(res, verdict);
+      })
+      .catch((error: unknown) => {
+        deps.logger.error({ err: error }, 'a Slack request could not be screened');
+        answer(res, 503);
+      });
+  };
+  return receiver;
+}
+
+function screening(signingSecret: string, replays: ReplayGuard) {
+  return async (req: IncomingMessage): Promise<Verdict> => {
+    let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.parseAndVerifyHTTPRequest>>;
+    try {
+      buffered = await HTTPModuleFunctions.parseAndVerifyHTTPRequest(
+        { enabled: true, signingSecret, bodyLimit: SLACK_BODY_LIMIT },
+        req,
+      );
+    } catch (error) {
+      return isRawBodyError(error) && error.statusCode === 413 ? 413 : 401;
+    }
+    let body: unknown;
+    try {
+      body = HTTPModuleFunctions.parseHTTPRequestBody(buffered);
+    } catch {
+      return 400;
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) return 400;
+    // Slack's unsigned SSL check, answered by Bolt: nothing is verified, so nothing is recorded.
+    if ((body as { ssl_check?: unknown }).ssl_check === '1') return 'pass';
+    const timestampSec = Number(req.headers['x-slack-request-timestamp']);
+    if (timestampSec > Date.now() / 1000 + MAX_CLOCK_AHEAD_SEC) return 401;
+    const signature = String(req.headers['x-slack-signature']);
+    return (await replays.firstSeen(signature, timestampSec)) ? 'pass' : 'replay';
+  };
+}
+
+function pathOf(req: IncomingMessage): string {
+  return new URL(req.url ?? '/', 'http://localhost').pathname;
+}
+
+function answer(res: ServerResponse, status: number): void {
+  // The rest of an oversized body is never read: the connection cannot carry another request.
+  res.writeHead(status, status === 413 ? { connection: 'close' } : {});
+  res.end();
+}

@@ -1,0 +1,35 @@
+import type { Database } from './database.ts';
+
+/**
+ * A request's signature is kept this long after its timestamp: past Bolt's five minutes and
+ * payops's allowance for a clock ahead, with room for replicas' clocks to differ.
+ */
+const KEEP_SEC = 10 * 60;
+/** Old rows are deleted by one request now and then, not by each. */
+const PRUNE_EVERY_MS = 60_000;
+
+/** Signed Slack requests already taken, by signature, in the database all replicas share. */
+export class ReplayStore {
+  readonly #db: Database;
+  #pruneAfter = 0;
+
+  constructor(db: Database) {
+    this.#db = db;
+  }
+
+  /** True the first time a signature is seen, false for a replay: one insert that keeps the first. */
+  async firstSeen(signature: string, timestampSec: number): Promise<boolean> {
+    if (Date.now() >= this.#pruneAfter) {
+      this.#pruneAfter = Date.now() + PRUNE_EVERY_MS;
+      await this.#db.query('delete from slack_request_replays where request_ts < $1', [
+        Math.floor(Date.now() / 1000) - KEEP_SEC,
+      ]);
+    }
+    const rows = await this.#db.query(
+      `insert into slack_request_replays (signature, request_ts) values ($1, $2)
+       on conflict (signature) do nothing returning 1`,
+      [signature, timestampSec],
+    );
+    return rows.length === 1;
+  }
+}

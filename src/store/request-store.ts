@@ -698,12 +698,23 @@ export class RequestStore {
     return rows.map(toAuditEntry);
   }
 
-  async auditLog(limit = 100_000): Promise<AuditEntry[]> {
-    const rows = await this.#db.query<AuditRow>(
-      `select ${AUDIT_COLUMNS} from audit_log order by id limit $1`,
-      [limit],
-    );
-    return rows.map(toAuditEntry);
+  /**
+   * The whole audit log, oldest first, a page of at most `pageSize` entries at a time (keyset:
+   * each page one bounded query, however long the log), ending with the newest.
+   */
+  async *auditLog(pageSize = 50_000): AsyncGenerator<AuditEntry[]> {
+    let after = 0;
+    for (;;) {
+      const rows = await this.#db.query<AuditRow>(
+        `select ${AUDIT_COLUMNS} from audit_log where id > $1 order by id limit $2`,
+        [after, pageSize],
+      );
+      if (rows.length === 0) return;
+      const page = rows.map(toAuditEntry);
+      yield page;
+      after = (page.at(-1) as AuditEntry).id;
+      if (rows.length < pageSize) return;
+    }
   }
 
   freezeState(): Promise<FreezeState> {

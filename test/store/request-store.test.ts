@@ -407,4 +407,20 @@ describe.each(engines())('request store on %s', (engine) => {
     );
     await expect(database.db.query('delete from audit_log')).rejects.toThrow(/append-only/);
   });
+
+  it('reads the whole audit log a page at a time, oldest first, the newest included', async () => {
+    for (let index = 0; index < 5; index++) await store.create(newRequest());
+    const [newest] = await database.db.query<{ id: unknown }>(
+      'select max(id) as id from audit_log',
+    );
+    const pages: number[][] = [];
+    for await (const page of store.auditLog(4)) pages.push(page.map((entry) => entry.id));
+    const ids = pages.flat();
+    expect(pages.every((page) => page.length <= 4)).toBe(true);
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.at(-1)).toBe(Number(newest?.id));
+    const [count] = await database.db.query<{ n: unknown }>('select count(*) as n from audit_log');
+    expect(ids).toHaveLength(Number(count?.n));
+  });
 });

@@ -112,21 +112,32 @@ export async function answerAdminCommand(
     }
     case 'audit': {
       // The audit log names every request and approver: it goes to the approvals channel only,
-      // wherever the command was typed.
-      const entries = await deps.workflow.store.auditLog();
-      await client.files.uploadV2({
-        channel_id: deps.approvalsChannelId,
-        filename: `payops-audit-${new Date().toISOString().slice(0, 10)}.csv`,
-        title: 'payops audit log',
-        content: auditCsv(entries),
-        initial_comment: `<@${command.user_id}> asked for the audit log: ${entries.length} events.`,
-      });
+      // wherever the command was typed. One CSV per page, so no log is too long to send whole.
+      const day = new Date().toISOString().slice(0, 10);
+      let events = 0;
+      let part = 0;
+      for await (const page of deps.workflow.store.auditLog(AUDIT_EVENTS_PER_FILE)) {
+        part++;
+        events += page.length;
+        await client.files.uploadV2({
+          channel_id: deps.approvalsChannelId,
+          filename: `payops-audit-${day}-part-${part}.csv`,
+          title: `payops audit log, part ${part} (events ${page[0]?.id} to ${page.at(-1)?.id})`,
+          content: auditCsv(page),
+          initial_comment:
+            part === 1 ? `<@${command.user_id}> asked for the audit log.` : undefined,
+        });
+      }
+      const files = part === 1 ? 'a CSV' : `${part} CSV files, oldest first`;
       return notice(
-        `The audit log (${entries.length} events) is attached as a CSV in <#${deps.approvalsChannelId}>.`,
+        `The audit log (${events} events, the newest included) is attached as ${files} in <#${deps.approvalsChannelId}>.`,
       );
     }
   }
 }
+
+/** Events per CSV file: about 15 MB, well under Slack's file limit and payops' memory. */
+export const AUDIT_EVENTS_PER_FILE = 50_000;
 
 const CSV_COLUMNS = [
   'id',

@@ -1,6 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadStoreToolConfig } from '../../src/config.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
 import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import { PayloadCipher } from '../../src/store/payload-cipher.ts';
 import {
   cleanUpPayops,
   clickApprove,
@@ -82,7 +84,9 @@ describe.skipIf(!onPostgres)('two payops processes sharing one PostgreSQL', () =
     expect(request?.status).toBe('submitted');
     const calls = createPayoutCalls(sandbox);
     expect(calls).toHaveLength(1);
-    expect(calls[0]?.body).toBe(request?.body);
+    // Stored encrypted; what the provider got is what it holds.
+    const cipher = new PayloadCipher(loadStoreToolConfig(env).encryption);
+    expect(calls[0]?.body).toBe(cipher.open(request?.body ?? ''));
     const approvals = await database.db.query<{ approver_id: string }>(
       'select approver_id from approvals',
     );

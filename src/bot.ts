@@ -116,6 +116,7 @@ export async function startBot(
       onChange: () => outbox?.nudge(),
       client: payments,
       signer,
+      preflight: config.approvals.preflight,
       keyScopes,
       policy,
       access,

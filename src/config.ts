@@ -404,6 +404,10 @@ const approvalsEnvSchema = z.object({
     .transform((value) => value?.trim() || undefined),
   PAYOPS_EXECUTION_LEASE_MS: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),
   PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+  PAYOPS_PREFLIGHT: z
+    .enum(['warn', 'strict'], { error: 'PAYOPS_PREFLIGHT must be warn or strict' })
+    .optional()
+    .transform((value) => value ?? 'warn'),
 });
 
 const storeEnvSchema = z.object({
@@ -558,6 +562,8 @@ export interface ApprovalsConfig {
   /** How long an execution may run before another process may call its outcome unknown. */
   executionLeaseMs: number;
   sweepIntervalMs: number;
+  /** `strict`: a failed pre-flight check refuses the request; `warn`: the card shows it. */
+  preflight: 'warn' | 'strict';
 }
 
 export interface StoreConfig {
@@ -672,6 +678,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       policyFile: a.PAYOPS_POLICY_FILE,
       executionLeaseMs: a.PAYOPS_EXECUTION_LEASE_MS,
       sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
+      preflight: a.PAYOPS_PREFLIGHT,
     }),
     ...toStoreToolConfig(stored.data, keys.data),
   });

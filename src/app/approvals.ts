@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   bodyText,
+  fieldsOf,
   type PaymentRequest,
+  type PreflightCheck,
   type ProviderOutcome,
   type RequestLabels,
   type UnsettledTwin,
@@ -19,6 +21,7 @@ import { findList, findRecord, recordIdentity } from '../payments/response-shape
 import type { FreezeState, RequestStore } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
 import type { AnswerTarget, DeliveryStatus, OutboxPort } from './outbox-port.ts';
+import { balanceCheck, movesMoney, preflight } from './preflight.ts';
 import { reconcile } from './reconcile.ts';
 
 /**
@@ -40,6 +43,8 @@ export interface WorkflowDeps {
   client: PaymentsClient;
   /** Keyed digests of writes: fingerprints, holds, approval seals, payee tags. */
   signer: Signer;
+  /** `strict`: a failed pre-flight check refuses the request; `warn`: the card shows it. */
+  preflight: 'warn' | 'strict';
   keyScopes: readonly string[];
   policy: Policy;
   access: AccessControl;
@@ -65,7 +70,9 @@ export type RequestResult =
   | Denied
   | { kind: 'missing-scopes'; missing: Scope[] }
   /** The same write is being sent, or its outcome is unknown and unsettled: nothing stored. */
-  | { kind: 'held'; twin: UnsettledTwin };
+  | { kind: 'held'; twin: UnsettledTwin }
+  /** A pre-flight check failed beyond doubt, or any did under `strict`: nothing stored. */
+  | { kind: 'refused'; reason: string; checks: PreflightCheck[] };
 
 export type ApproveResult =
   | Denied
@@ -85,6 +92,11 @@ export type DecideResult =
   | { kind: 'done'; request: PaymentRequest };
 
 const RECHECK_AFTER_MS = 60_000;
+/**
+ * How long the balance read right before a money-moving call may take: it counts against the
+ * write's deadline, so a slow provider lets the write go as approved rather than eat it.
+ */
+const BALANCE_RECHECK_MS = 3_000;
 /** Wallet names shown on cards are display only: one list serves the requests of a minute. */
 const WALLET_NAMES_FOR_MS = 60_000;
 /** How long a click on a card not yet recorded waits for the record, and how often it looks. */
@@ -139,7 +151,20 @@ export class ApprovalWorkflow {
     // Told now rather than at the approval: the same write may already have been executed.
     const twin = await this.#deps.store.unsettledTwin(writeHoldKey);
     if (twin) return { kind: 'held', twin };
-    const labels = await this.#labelsFor(intent);
+    const [labels, checks] = await Promise.all([
+      this.#labelsFor(intent),
+      preflight(this.#deps.client, intent),
+    ]);
+    const refusing = checks.filter(
+      (check) => check.outcome === 'failed' && (check.certain || this.#deps.preflight === 'strict'),
+    );
+    if (refusing.length > 0) {
+      return {
+        kind: 'refused',
+        reason: refusing.map((check) => check.detail).join('; '),
+        checks,
+      };
+    }
     const payee = await this.#payeeOf(intent, labels?.recipientName);
     const request = await this.#deps.store.create({
       operationId: intent.operationId,
@@ -151,7 +176,11 @@ export class ApprovalWorkflow {
       requiredApprovals: requiredApprovals(this.#deps.policy, intent),
       expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
       requesterChannelId: channelId,
-      labels: payee ? { ...labels, payee: payee.check } : labels,
+      labels: {
+        ...labels,
+        ...(payee && { payee: payee.check }),
+        ...(checks.length > 0 && { checks }),
+      },
       payee: payee && { tag: payee.check.tag, nameTag: payee.nameTag },
       answerTo,
     });
@@ -435,14 +464,16 @@ export class ApprovalWorkflow {
   ): Promise<PaymentRequest> {
     const { client, logger } = this.#deps;
     const log = logger.child({ requestId: request.id, operationId: request.operationId });
-    const notSent = await this.#whyNotSend(request, claimToken, log);
-    if (notSent !== undefined) {
+    const cleared = await this.#clearToSend(request, claimToken, log);
+    if (!cleared.send) {
       // Known not sent: recorded as such at once. If even that fails, the lease's end finds a
       // claim never let out and records the same (`recoverStale`).
-      return this.#finish(request, 'failed', { message: notSent }).catch((error: unknown) => {
-        log.error({ err: error }, 'could not record a write that was not sent; the sweep will');
-        return request;
-      });
+      return this.#finish(request, 'failed', { message: cleared.reason }).catch(
+        (error: unknown) => {
+          log.error({ err: error }, 'could not record a write that was not sent; the sweep will');
+          return request;
+        },
+      );
     }
     try {
       const response = await client.call(request.operationId, {
@@ -457,6 +488,7 @@ export class ApprovalWorkflow {
         requestId: response.requestId,
         providerId: identity.id,
         providerStatus: identity.status,
+        ...(cleared.note && { message: cleared.note }),
       });
     } catch (error) {
       if (
@@ -480,14 +512,16 @@ export class ApprovalWorkflow {
   }
 
   /**
-   * Why the claimed write must not go out, or undefined once this process has proven it still
-   * holds the claim (the fence): nothing has been sent in any case where it says why.
+   * Whether the claimed write may go out: once this process has proven it still holds the claim
+   * (the fence), with a note for the card when the balance could not be checked; else why not —
+   * nothing has been sent in any case where it says why.
    */
-  async #whyNotSend(
+  async #clearToSend(
     request: PaymentRequest,
     claimToken: string,
     log: Logger,
-  ): Promise<string | undefined> {
+  ): Promise<{ send: true; note?: string | undefined } | { send: false; reason: string }> {
+    const notSent = (reason: string) => ({ send: false as const, reason });
     // What is sent must be byte for byte what was approved, by every approver counted: the
     // keys are not in the database, so a changed payload or approval cannot be made to match.
     const { signer } = this.#deps;
@@ -498,17 +532,59 @@ export class ApprovalWorkflow {
       !request.approvals.every(sealed)
     ) {
       log.error('payload or approvals do not match what was approved; not sent');
-      return 'The stored payload or its approvals no longer match what was approved; nothing was sent.';
+      return notSent(
+        'The stored payload or its approvals no longer match what was approved; nothing was sent.',
+      );
+    }
+    const balance = await this.#balanceNow(request, log);
+    if (balance?.outcome === 'failed') {
+      return notSent(
+        `The wallet's balance is now too low (${balance.detail}): nothing was sent. Make a new request when the funds are there.`,
+      );
     }
     try {
       const fence = await this.#deps.store.markSending(request.id, claimToken, this.#deps.leaseMs);
-      if (fence.kind === 'send') return undefined;
-      log.warn({ reason: fence.reason }, 'claimed write not sent');
-      return fence.reason;
+      if (fence.kind !== 'send') {
+        log.warn({ reason: fence.reason }, 'claimed write not sent');
+        return notSent(fence.reason);
+      }
     } catch (error) {
       log.error({ err: error }, 'the store failed before the write was sent; not sent');
-      return 'payops could not reach its database right before sending it: nothing was sent. Make a new request if it is still wanted.';
+      return notSent(
+        'payops could not reach its database right before sending it: nothing was sent. Make a new request if it is still wanted.',
+      );
     }
+    return {
+      send: true,
+      note:
+        balance && balance.outcome !== 'passed'
+          ? `The balance could not be checked right before sending (${balance.detail}): it was sent as approved.`
+          : undefined,
+    };
+  }
+
+  /**
+   * For a write that moves money, the wallet's balance read again right before the call, within
+   * BALANCE_RECHECK_MS: a balance too low stops it; one that cannot be read lets it go as approved.
+   */
+  async #balanceNow(request: PaymentRequest, log: Logger): Promise<PreflightCheck | undefined> {
+    const intent = {
+      operationId: request.operationId,
+      path: request.path,
+      fields: fieldsOf(request),
+    };
+    if (!movesMoney(intent)) return undefined;
+    const check = (await balanceCheck(
+      this.#deps.client,
+      intent,
+      AbortSignal.timeout(BALANCE_RECHECK_MS),
+    ).catch(() => undefined)) ?? {
+      name: 'balance',
+      outcome: 'unchecked',
+      detail: 'no answer in time',
+    };
+    if (check.outcome !== 'passed') log.warn({ balance: check }, 'balance re-check before sending');
+    return check;
   }
 
   async #finish(

@@ -133,11 +133,25 @@ export interface Approval {
   seal?: string | undefined;
 }
 
+/** One thing payops checked of a write by reading (`src/app/preflight.ts`). */
+export type CheckName = 'wallet' | 'balance' | 'recipient' | 'corridor' | 'rail';
+
+export interface PreflightCheck {
+  name: CheckName;
+  outcome: 'passed' | 'failed' | 'unchecked';
+  /** What was found, or why it could not be checked, in a person's words. */
+  detail: string;
+  /** Failed beyond doubt (the provider said 404): the request is refused, nothing stored. */
+  certain?: boolean | undefined;
+}
+
 export interface RequestLabels {
   recipientName?: string | undefined;
   walletLabel?: string | undefined;
   /** Who it pays, as approvers tell payees apart. */
   payee?: PayeeCheck | undefined;
+  /** What payops checked by reading before asking an approver. */
+  checks?: PreflightCheck[] | undefined;
 }
 
 export function fieldsOf(request: Pick<PaymentRequest, 'body'>): Record<string, string> {

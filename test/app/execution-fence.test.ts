@@ -87,6 +87,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
       outbox: new OutboxStore(gate.db),
       client: clientFor(sandbox.url, { writeTimeoutMs: 1_000, readTimeoutMs: 1_000 }),
       signer: testSigner,
+      preflight: 'warn',
       keyScopes: ['read', 'payments:write'],
       policy: { ...DEFAULT_POLICY, defaultApprovals: requiredApprovals },
       access: new AccessControl({ members: async () => approverGroup }),

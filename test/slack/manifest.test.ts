@@ -77,6 +77,7 @@ async function registered() {
     outbox: new OutboxStore(db),
     client,
     signer: testSigner,
+    preflight: 'warn',
     keyScopes: ['read'],
     policy: DEFAULT_POLICY,
     access,

@@ -10,6 +10,7 @@ import {
   fieldsOf,
   outcomeSettled,
   type PaymentRequest,
+  type PreflightCheck,
   type ProviderOutcome,
   type Reconciliation,
   type RequestStatus,
@@ -60,6 +61,7 @@ export interface CardLabels {
   recipientName?: string | undefined;
   walletLabel?: string | undefined;
   payee?: PayeeCheck | undefined;
+  checks?: PreflightCheck[] | undefined;
 }
 
 export interface ApprovalCardContext {
@@ -124,6 +126,7 @@ export function renderApprovalCard(
   blocks.push(section(statusText(request, context.now)));
   blocks.push(...requestBlocks(request, labels));
   if (labels.payee) blocks.push(section(payeeText(labels.payee)));
+  if (labels.checks?.length) blocks.push(section(checksText(labels.checks)));
   if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
   blocks.push(contextBlock([`Payload fingerprint ${code(request.fingerprint)}`]));
   return { text: fallbackText(request), blocks };
@@ -150,6 +153,31 @@ export function payeeText(payee: PayeeCheck): string {
     );
   }
   return lines.join('\n');
+}
+
+const CHECK_MARKS = {
+  passed: ':white_check_mark:',
+  failed: ':warning:',
+  unchecked: ':grey_question:',
+};
+const CHECK_NAMES = {
+  wallet: 'Wallet',
+  balance: 'Balance',
+  recipient: 'Recipient',
+  corridor: 'Corridor',
+  rail: 'Rail',
+} as const;
+
+/**
+ * What payops checked by reading when the request was made, each passed, failed (a warning:
+ * the approver decides) or not checked, with why.
+ */
+export function checksText(checks: readonly PreflightCheck[]): string {
+  const lines = checks.map((check) => {
+    const verdict = check.outcome === 'unchecked' ? 'could not check: ' : '';
+    return `${CHECK_MARKS[check.outcome]} *${CHECK_NAMES[check.name]}:* ${verdict}${freeText(check.detail, 200)}`;
+  });
+  return [`*Checked when requested:*`, ...lines].join('\n');
 }
 
 /** `#12 · Create a payout · 10000.00 USD`, plain text for headers. */

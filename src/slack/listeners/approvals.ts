@@ -10,7 +10,8 @@ import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
 import { findList, recordIdentity } from '../../payments/response-shape.ts';
-import { escapeMrkdwn, notice, type SlackMessage } from '../blocks/format.ts';
+import { checksText } from '../blocks/approval-card.ts';
+import { escapeMrkdwn, freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import {
   heldText,
   renderDirectoryUnavailable,
@@ -232,6 +233,11 @@ async function createRequest(
     return renderMissingScopes(OPERATIONS[intent.operationId].summary, result.missing);
   }
   if (result.kind === 'held') return notice(heldText('Not requested', result.twin));
+  if (result.kind === 'refused') {
+    return notice(`:no_entry: *Not requested, nothing stored:* ${freeText(result.reason, 600)}.`, [
+      checksText(result.checks),
+    ]);
+  }
   return undefined;
 }
 

@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { preflight } from '../../src/app/preflight.ts';
+import type { PaymentsClient } from '../../src/payments/client.ts';
+import {
+  type PaymentsSandbox,
+  SANDBOX_IDS,
+  startPaymentsSandbox,
+} from '../../src/sandbox/payments-api.ts';
+import { clientFor } from '../helpers/payments.ts';
+
+/** Each pre-flight check against the sandbox over HTTP: passed, failed, certain, or not checked. */
+
+const { wallet, recipient, corridor } = SANDBOX_IDS;
+let sandbox: PaymentsSandbox;
+let client: PaymentsClient;
+beforeAll(async () => {
+  sandbox = await startPaymentsSandbox();
+  client = clientFor(sandbox.url, { readRetries: 0 });
+});
+afterAll(async () => {
+  await client.close();
+  await sandbox.close();
+});
+
+function transfer(fields: Record<string, string>) {
+  return preflight(client, {
+    operationId: 'createTransfer',
+    path: {},
+    fields: {
+      wallet_id: wallet.ethereumOps,
+      external_account_id: recipient.usSupplier,
+      amount: '10.00',
+      source_currency: 'USDC',
+      corridor_id: corridor.usdAch,
+      ...fields,
+    },
+  });
+}
+
+describe('pre-flight checks', () => {
+  it('a transfer that is fine passes every check', async () => {
+    const checks = await transfer({});
+    expect(checks.map((check) => [check.name, check.outcome])).toEqual([
+      ['wallet', 'passed'],
+      ['balance', 'passed'],
+      ['recipient', 'passed'],
+      ['corridor', 'passed'],
+    ]);
+  });
+
+  it('a recipient the provider does not have is certain; an inactive one is a warning', async () => {
+    const missing = await transfer({ external_account_id: 'ea_nobody' });
+    expect(missing.find((check) => check.name === 'recipient')).toMatchObject({
+      outcome: 'failed',
+      certain: true,
+    });
+    const inactive = await transfer({ external_account_id: recipient.brInactive });
+    const check = inactive.find((each) => each.name === 'recipient');
+    expect(check?.outcome).toBe('failed');
+    expect(check?.certain).toBeUndefined();
+    expect(check?.detail).toMatch(/not active/);
+  });
+
+  it('a currency the wallet does not hold, and a corridor the provider does not list, are warnings', async () => {
+    const checks = await transfer({ source_currency: 'EURC', corridor_id: 'cor_nowhere' });
+    expect(checks.find((check) => check.name === 'balance')).toMatchObject({
+      outcome: 'failed',
+      detail: 'the wallet holds no EURC',
+    });
+    expect(checks.find((check) => check.name === 'corridor')).toMatchObject({ outcome: 'failed' });
+  });
+
+  it('a rail the corridor does not list is a warning', async () => {
+    const checks = await transfer({ destination_payment_rail: 'swift' });
+    expect(checks.find((check) => check.name === 'rail')).toMatchObject({
+      outcome: 'failed',
+      detail: expect.stringMatching(/lists ach, not swift/),
+    });
+  });
+
+  it('a provider that cannot answer leaves a check unchecked, with why, never passed', async () => {
+    sandbox.addFault({ kind: 'status', status: 503, operationId: 'getWalletBalance' });
+    try {
+      const checks = await transfer({});
+      expect(checks.find((check) => check.name === 'wallet')?.outcome).toBe('unchecked');
+      expect(checks.find((check) => check.name === 'balance')).toMatchObject({
+        outcome: 'unchecked',
+        detail: expect.stringMatching(/could not read/),
+      });
+    } finally {
+      sandbox.clearFaults();
+    }
+  });
+});

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
+import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { createPayoutCalls } from '../helpers/bot-process.ts';
+import { EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';
+import { approvalMessageTs, ask } from '../helpers/slack.ts';
+
+/**
+ * Issue 26, section 2: what payops checks by reading before an approver is asked, and the
+ * balance read again right before a payout is sent.
+ */
+
+const PETTY = SANDBOX_IDS.wallet.polygonPetty; // holds 42.75 USDC
+const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
+
+function payout(overrides: Record<string, string>): string {
+  return payoutCommand({ ...PAYOUT, wallet_id: PETTY, ...overrides });
+}
+
+async function storedCount(r: Rehearsal): Promise<number> {
+  return (await r.bot.workflow.store.listPending(1_000)).total;
+}
+
+/** The blocks of request `id`'s approval card as first posted. */
+async function cardOf(r: Rehearsal, id: number): Promise<{ ts: string; text: string }> {
+  const ts = await approvalMessageTs(r, id);
+  const posted = r.slack.calls.find(
+    (call) => call.response && 'ts' in call.response && call.response.ts === ts,
+  );
+  return { ts, text: JSON.stringify(posted?.args.blocks) };
+}
+
+function requestIdIn(shown: string): number {
+  const id = Number(/Request #(\d+)/.exec(shown)?.[1]);
+  expect(id, shown).toBeGreaterThan(0);
+  return id;
+}
+
+describe('pre-flight checks (warn)', () => {
+  let r: Rehearsal;
+  beforeAll(async () => {
+    r = await startRehearsal({ slack: { rateLimits: 'off' } });
+  });
+  afterAll(() => r.close());
+
+  it('a wallet that does not exist is refused with the reason, and nothing is stored', async () => {
+    const before = await storedCount(r);
+    const answer = await ask(r, payout({ wallet_id: 'wal_does_not_exist' }));
+    expect(answer.shown).toContain('Not requested, nothing stored');
+    expect(answer.shown).toContain('the provider has no wallet wal_does_not_exist');
+    expect(await storedCount(r)).toBe(before);
+  });
+
+  it('an amount above the available balance is a warning on the card; the checks that passed say so', async () => {
+    const id = requestIdIn(
+      (await ask(r, payout({ amount: '50.00', beneficiary_account: '000111222333' }))).shown,
+    );
+    const { text } = await cardOf(r, id);
+    expect(text).toContain('42.75 USDC available, less than the 50.00 requested');
+    expect(text).toContain(`${PETTY} exists`);
+  });
+
+  it('a balance that fell below the amount before execution: nothing was sent, no provider write', async () => {
+    const first = requestIdIn(
+      (await ask(r, payout({ amount: '40.00', beneficiary_account: '000444555666' }))).shown,
+    );
+    const second = requestIdIn(
+      (await ask(r, payout({ amount: '40.00', beneficiary_account: '000777888999' }))).shown,
+    );
+    const [a, b] = [await cardOf(r, first), await cardOf(r, second)];
+    expect(b.text).toContain('42.75 USDC available');
+    const approve = (ts: string) =>
+      r.driver.blockAction({
+        userId: 'U0BOB',
+        actionId: ACTION.approve,
+        message: { channel: 'C0APPROVALS', ts },
+      });
+    await approve(a.ts);
+    await r.slack.waitForCall(
+      'chat.update',
+      (call) => call.args.ts === a.ts && /submitted/i.test(String(call.args.text)),
+    );
+    const calls = createPayoutCalls(r.sandbox).length;
+    await approve(b.ts);
+    const update = await r.slack.waitForCall(
+      'chat.update',
+      (call) => call.args.ts === b.ts && /nothing was sent/i.test(JSON.stringify(call.args)),
+    );
+    expect(JSON.stringify(update.args)).toContain('balance is now too low');
+    expect(createPayoutCalls(r.sandbox)).toHaveLength(calls);
+    expect((await r.bot.workflow.store.get(second))?.status).toBe('failed');
+  });
+});
+
+describe('pre-flight checks (strict)', () => {
+  let r: Rehearsal;
+  beforeAll(async () => {
+    r = await startRehearsal({ slack: { rateLimits: 'off' }, env: { PAYOPS_PREFLIGHT: 'strict' } });
+  });
+  afterAll(() => r.close());
+
+  it('an amount above the available balance is refused, nothing stored', async () => {
+    const before = await storedCount(r);
+    const answer = await ask(r, payout({ amount: '50.00' }));
+    expect(answer.shown).toContain('42.75 USDC available, less than the 50.00 requested');
+    expect(answer.shown).toContain('Not requested, nothing stored');
+    expect(await storedCount(r)).toBe(before);
+  });
+});

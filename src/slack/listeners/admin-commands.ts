@@ -3,7 +3,7 @@ import type { ApprovalWorkflow } from '../../app/approvals.ts';
 import { checkFreeText, cutFreeText } from '../../domain/free-text.ts';
 import { scrubDetail } from '../../domain/scrub.ts';
 import type { AuditEntry } from '../../store/request-store.ts';
-import { escapeMrkdwn, notice, type SlackMessage } from '../blocks/format.ts';
+import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { renderDirectoryUnavailable, renderNotAllowed } from '../blocks/messages.ts';
 import { renderRequestDetail, renderRequestList } from '../blocks/request-views.ts';
 
@@ -56,7 +56,7 @@ export async function answerAdminCommand(
       const reason = cutFreeText(rest, MAX_FREEZE_REASON);
       await deps.workflow.setFreeze(frozen, command.user_id, reason.text || undefined);
       const shown = reason.text
-        ? ` (${escapeMrkdwn(reason.text)}${reason.cut ? `; cut to ${MAX_FREEZE_REASON} characters` : ''})`
+        ? ` (${freeText(reason.text, MAX_FREEZE_REASON)}${reason.cut ? `; cut to ${MAX_FREEZE_REASON} characters` : ''})`
         : '';
       return notice(
         frozen

@@ -1,18 +1,36 @@
-import { fieldsOf, type PaymentRequest, type Reconciliation } from '../domain/approval.ts';
-import { compareDecimal, isDecimalString } from '../domain/decimal.ts';
-import { OPERATIONS, type OperationSpec } from '../domain/operations.ts';
+import type { PaymentRequest, Reconciliation } from '../domain/approval.ts';
+import { OPERATIONS, type OperationId, type OperationSpec } from '../domain/operations.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
-import { findList, isRecord, recordIdentity, scalarText } from '../payments/response-shape.ts';
+import { findList, nextPageOf } from '../payments/response-shape.ts';
+import {
+  CLOCK_SKEW_MS,
+  createdTime,
+  type MatchCandidate,
+  matchRecords,
+} from './record-matching.ts';
 
 /**
  * After a write whose outcome is unknown, reads the list where its effect would show and
- * looks for it. Only reads: whatever it finds, nothing is sent again. A new attempt needs a
- * new request and a new approval.
+ * looks for it (`matchRecords`). Only reads: whatever it finds, nothing is sent again. A new
+ * attempt needs a new request and a new approval.
  */
 
-/** Created records may carry a clock a little behind ours. */
-const CLOCK_SKEW_MS = 60_000;
+/**
+ * Pages read at most. With the spec's page size of 50 that is 500 records, far more than are
+ * created in the minutes between a write and its check, while one check costs at most ten
+ * reads of the provider, which promises no rate limit. A newest-first list stops sooner.
+ */
+export const MAX_RECONCILE_PAGES = 10;
+/** The spec's example `limit` for transfers: the one value known to be accepted. */
+const TRANSFERS_PAGE_SIZE = 50;
+
+interface ListRead {
+  records: unknown[];
+  pages: number;
+  /** Why the list was not read to its end, when it was not. */
+  unfinished: string | undefined;
+}
 
 export async function reconcile(
   client: PaymentsClient,
@@ -25,93 +43,135 @@ export async function reconcile(
   if (!spec.reconcileWith) {
     return { checkedAt, result: 'check_failed', detail: 'no list shows this operation' };
   }
-  let items: unknown[];
+  const where = OPERATIONS[spec.reconcileWith].path;
+  const approvedAt = request.approvals.at(-1)?.at ?? request.createdAt;
+  let read: ListRead;
   try {
-    const query = {
-      ...(spec.reconcileWith === 'listTransfers' ? { limit: 100 } : {}),
-      ...(options.sync ? { sync: true } : {}),
-    };
-    const response = await client.call(spec.reconcileWith, { query });
-    items = findList(response.body)?.items ?? [];
+    read = await readList(client, spec.reconcileWith, Date.parse(approvedAt), options.sync);
   } catch (error) {
     if (!(error instanceof PaymentsApiError)) throw error;
     return {
       checkedAt,
       result: 'check_failed',
-      detail: `could not read ${OPERATIONS[spec.reconcileWith].path}: ${error.userMessage()}`,
+      detail: `could not read ${where}: ${error.userMessage()}`,
     };
   }
-  const matches = items.filter((item) => showsEffectOf(item, request, spec));
-  const where = OPERATIONS[spec.reconcileWith].path;
-  if (matches.length === 0) {
-    return {
-      checkedAt,
-      result: 'not_found',
-      detail: `no record among ${items.length} in ${where} shows it yet; it may still appear — payops checks again`,
-    };
-  }
-  const ids = matches.map((item) => recordIdentity(item).id ?? '?');
-  if (matches.length > 1) {
+  const matched = matchRecords(request, read.records, { approvedAt });
+  const extent = `${read.records.length} records on ${read.pages} page${read.pages === 1 ? '' : 's'} of ${where}`;
+  if (matched.kind === 'ambiguous') {
     return {
       checkedAt,
       result: 'ambiguous',
-      detail: `${matches.length} records in ${where} could be it (${ids.slice(0, 5).join(', ')}); check at the provider`,
+      detail: `${matched.candidates.length} records among ${extent} match it equally (${idsOf(matched.candidates)}); check at the provider`,
     };
   }
-  const identity = recordIdentity(matches[0]);
+  if (read.unfinished !== undefined) {
+    // Not seen in part of a list is not "not there", nor is one match proof that no other is.
+    const seen =
+      matched.kind === 'found'
+        ? `one record (${idsOf([matched.match])}) matches among ${extent}`
+        : `no record among ${extent} matches it`;
+    return {
+      checkedAt,
+      result: 'check_failed',
+      detail: `${seen}, but ${read.unfinished}; check at the provider`,
+    };
+  }
+  if (matched.kind === 'none') {
+    return {
+      checkedAt,
+      result: 'not_found',
+      detail: `no record among ${extent} shows it yet; it may still appear — payops checks again`,
+    };
+  }
+  const { match } = matched;
   return {
     checkedAt,
     result: 'found',
-    providerId: identity.id,
-    providerStatus: identity.status,
-    detail: `${identity.id ?? 'a record'} in ${where} shows it: it was executed`,
+    providerId: match.id,
+    providerStatus: match.status,
+    detail: `${match.id ?? 'a record'} in ${where} shows it: it was executed${caveats(match)}`,
   };
 }
 
-/** Words a provider may use for a record switched off, and on. */
-const INACTIVE = /^(inactive|deactivated|disabled|closed)$/i;
-const ACTIVE = /^(active|enabled|reactivated|open)$/i;
-const CREATED_KEYS = ['created_at', 'createdAt', 'created', 'timestamp'];
+/**
+ * The list, page after page as its replies say, until its end, `MAX_RECONCILE_PAGES`, or a
+ * newest-first list reaching records older than the approval. A failing first page throws; a
+ * later one leaves the read unfinished.
+ */
+async function readList(
+  client: PaymentsClient,
+  operationId: OperationId,
+  approvedAt: number,
+  sync: boolean | undefined,
+): Promise<ListRead> {
+  const listPath = OPERATIONS[operationId].path;
+  const query = {
+    ...(operationId === 'listTransfers' ? { limit: TRANSFERS_PAGE_SIZE } : {}),
+    ...(sync ? { sync: true } : {}),
+  };
+  const read: ListRead = { records: [], pages: 0, unfinished: undefined };
+  // The first page is asked for with no paging parameters.
+  const asked = new Set<string>([JSON.stringify({})]);
+  let page: Record<string, string> | undefined;
+  for (;;) {
+    let body: unknown;
+    try {
+      body = (await client.call(operationId, { query, ...(page ? { page } : {}) })).body;
+    } catch (error) {
+      if (read.pages === 0 || !(error instanceof PaymentsApiError)) throw error;
+      read.unfinished = `page ${read.pages + 1} could not be read (${error.userMessage()})`;
+      return read;
+    }
+    read.pages += 1;
+    const items = findList(body)?.items ?? [];
+    read.records.push(...items);
+    const next = nextPageOf(body, items, listPath);
+    if (next.kind === 'end' || items.length === 0) return read;
+    if (newestFirstPast(read.records, approvedAt)) return read;
+    if (next.kind === 'unfollowable') {
+      read.unfinished = `the list goes on and ${next.reason}`;
+      return read;
+    }
+    const key = JSON.stringify(next.params);
+    if (asked.has(key)) {
+      read.unfinished = 'the provider pointed to a page already read';
+      return read;
+    }
+    if (read.pages >= MAX_RECONCILE_PAGES) {
+      read.unfinished = `payops reads at most ${MAX_RECONCILE_PAGES} pages and the list goes on`;
+      return read;
+    }
+    asked.add(key);
+    page = next.params;
+  }
+}
 
 /**
- * Whether a record shows this request's effect. On an existing record (path id): that record,
- * in the state the request asked for. A new record: dated after the approval, and showing
- * every field of the request, equal wherever the provider shows it in full.
+ * Every record so far dated, newest first (seen to fall at least once, never to rise), and the
+ * last one older than the approval: no later page can hold the request's effect.
  */
-function showsEffectOf(item: unknown, request: PaymentRequest, spec: OperationSpec): boolean {
-  if (!isRecord(item)) return false;
-  const fields = Object.entries(fieldsOf(request));
-  const pathIds = Object.values(request.path);
-  if (pathIds.length > 0) {
-    if (!pathIds.includes(recordIdentity(item).id ?? '')) return false;
-    const status = scalarText(recordIdentity(item).status) ?? '';
-    if (spec.path.endsWith('/deactivate')) return INACTIVE.test(status);
-    if (spec.path.endsWith('/reactivate')) return ACTIVE.test(status);
-    return fields.length > 0 && fields.every(([field, value]) => shownEqual(item[field], value));
-  }
-  const created = CREATED_KEYS.map((key) => Date.parse(scalarText(item[key]) ?? '')).find(
-    (time) => !Number.isNaN(time),
-  );
-  const approvedAt = Date.parse(request.approvals.at(-1)?.at ?? request.createdAt);
-  if (created === undefined || created < approvedAt - CLOCK_SKEW_MS) return false;
-  return (
-    fields.every(([field, value]) => shownEqual(item[field], value) || masked(item[field])) &&
-    fields.some(([field, value]) => shownEqual(item[field], value))
-  );
+function newestFirstPast(records: readonly unknown[], approvedAt: number): boolean {
+  const times = records.map(createdTime);
+  if (times.some((time) => time === undefined)) return false;
+  const dated = times as number[];
+  const steps = dated.slice(1).map((time, index) => (dated[index] as number) - time);
+  const newestFirst = steps.every((step) => step >= 0) && steps.some((step) => step > 0);
+  return newestFirst && (dated.at(-1) as number) < approvedAt - CLOCK_SKEW_MS;
 }
 
-/** Shown in full and equal: as text, or as amounts (`25.5` and `25.50` are the same amount). */
-function shownEqual(shown: unknown, requested: string): boolean {
-  const text = scalarText(shown);
-  if (text === undefined || masked(shown)) return false;
-  if (text === requested) return true;
-  return (
-    isDecimalString(text) && isDecimalString(requested) && compareDecimal(text, requested) === 0
-  );
+function idsOf(candidates: readonly MatchCandidate[]): string {
+  return candidates
+    .slice(0, 5)
+    .map((candidate) => candidate.id ?? '?')
+    .join(', ');
 }
 
-/** Masked by the provider (`••••6789`, `****6789`): present, but proves nothing. */
-function masked(value: unknown): boolean {
-  const text = scalarText(value);
-  return text !== undefined && /[•*]/.test(text);
+/** What the match rests on, when it is less than every field shown whole and dated. */
+function caveats(match: MatchCandidate): string {
+  const notes = [
+    ...(match.partial.length > 0 ? [`${match.partial.join(', ')} shown only in part`] : []),
+    ...(match.undated ? ['the record shows no creation time'] : []),
+  ];
+  return notes.length > 0 ? ` (${notes.join('; ')})` : '';
 }

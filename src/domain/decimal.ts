@@ -85,3 +85,14 @@ export function plainDecimal(value: string): string | undefined {
   const fraction = (match[2] ?? '').replace(/0+$/, '');
   return fraction ? `${whole}.${fraction}` : whole;
 }
+
+/**
+ * An amount as a provider may write it in a reply — `33.3`, `33.30`, `1,250.50`, `.5` — as a
+ * plain decimal string for `compareDecimal`, or undefined when it is not plainly one amount.
+ */
+export function readAmount(text: string): string | undefined {
+  const trimmed = text.trim();
+  const grouped = /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(trimmed) ? trimmed.replace(/,/g, '') : trimmed;
+  const leadingZero = grouped.startsWith('.') ? `0${grouped}` : grouped;
+  return plainDecimal(leadingZero);
+}

@@ -50,6 +50,11 @@ export interface PaymentsClientOptions {
 export interface CallInput {
   path?: Readonly<Record<string, string>>;
   query?: Readonly<Record<string, string | number | boolean | undefined>>;
+  /**
+   * For a read: the query a list's previous reply asked for its next page with (`cursor`,
+   * `page`…). The spec shows no paging, so these come from the provider, not the catalogue.
+   */
+  page?: Readonly<Record<string, string>>;
   /** A write's JSON body. A string is sent byte for byte, as approved. */
   body?: string | Readonly<Record<string, unknown>>;
   signal?: AbortSignal;
@@ -181,6 +186,10 @@ export class PaymentsClient {
         throw new TypeError(`${spec.method} ${spec.path} takes no query parameter ${name}`);
       }
       query.set(name, String(value));
+    }
+    for (const [name, value] of Object.entries(input.page ?? {})) {
+      if (spec.kind !== 'read') throw new TypeError("only a read follows a list's pages");
+      query.set(name, value);
     }
     const search = query.toString();
     return `${this.#basePath}${path}${search ? `?${search}` : ''}`;

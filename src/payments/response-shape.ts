@@ -118,3 +118,113 @@ export function scalarText(value: unknown): string | undefined {
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return undefined;
 }
+
+/** Where the next page of a list is, as far as its reply says. */
+export type NextPage =
+  | { kind: 'end' }
+  /** Query parameters that ask for the next page, sent back as the reply names them. */
+  | { kind: 'more'; params: Record<string, string> }
+  | { kind: 'unfollowable'; reason: string };
+
+/** Objects a list reply may keep its paging fields in, besides the reply itself. */
+const PAGING_PLACES = ['meta', 'pagination', 'paging', 'page_info', 'pageInfo', 'links', '_links'];
+const LINK_KEYS = [
+  'next',
+  'next_url',
+  'nextUrl',
+  'next_link',
+  'nextLink',
+  'next_page_url',
+  'next_page',
+];
+/** Opaque cursors, sent back as `cursor`: the name a reply's `next_cursor` implies. */
+const CURSOR_KEYS = ['next_cursor', 'nextCursor', 'next', 'cursor'];
+const TOKEN_KEYS = ['next_page_token', 'nextPageToken'];
+const MORE_KEYS = ['has_more', 'hasMore', 'has_next_page', 'hasNextPage'];
+const END_CURSOR_KEYS = ['end_cursor', 'endCursor'];
+const PAGE_KEYS = ['page', 'current_page', 'currentPage', 'page_number', 'pageNumber'];
+const PAGE_COUNT_KEYS = ['total_pages', 'totalPages', 'last_page', 'lastPage', 'page_count'];
+
+/**
+ * The next page of a list, from the usual paging fields of its reply: a next link (only its
+ * query is used, and only when it points at the same list), a cursor (`next_cursor` → `cursor`,
+ * `next_page_token` → `page_token`), a page number (`page` of `total_pages`, or `next_page`),
+ * or `has_more` with the last record's id (`starting_after`). A bare array, or a reply with none
+ * of these fields, is the whole list.
+ */
+export function nextPageOf(body: unknown, items: readonly unknown[], listPath: string): NextPage {
+  if (!isRecord(body)) return { kind: 'end' };
+  const places = [body, ...PAGING_PLACES.map((key) => body[key]).filter(isRecord)];
+  const first = <T>(find: (place: JsonRecord) => T | undefined): T | undefined => {
+    for (const place of places) {
+      const found = find(place);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  };
+  const link = first((place) => nextLink(place, listPath));
+  if (link) return link;
+  if (first((place) => firstValue(place, MORE_KEYS, (value) => value === false)) !== undefined) {
+    return { kind: 'end' };
+  }
+  const more = first((place) => firstValue(place, MORE_KEYS, (value) => value === true));
+  const cursor =
+    first((place) => firstText(place, CURSOR_KEYS)) ??
+    (more ? first((place) => firstText(place, END_CURSOR_KEYS)) : undefined);
+  if (cursor !== undefined) return { kind: 'more', params: { cursor } };
+  const token = first((place) => firstText(place, TOKEN_KEYS));
+  if (token !== undefined) return { kind: 'more', params: { page_token: token } };
+  const page = first((place) => nextPageNumber(place));
+  if (page !== undefined) return { kind: 'more', params: { page: String(page) } };
+  if (!more) return { kind: 'end' };
+  const lastId = recordIdentity(items.at(-1)).id;
+  return lastId === undefined
+    ? { kind: 'unfollowable', reason: 'the list says it has more, but not how to ask for it' }
+    : { kind: 'more', params: { starting_after: lastId } };
+}
+
+/** A link (`next`, `links.next`, `_links.next.href`…) to the next page of the same list. */
+function nextLink(place: JsonRecord, listPath: string): NextPage | undefined {
+  for (const key of LINK_KEYS) {
+    const value = place[key];
+    const text = scalarText(isRecord(value) ? value.href : value);
+    if (text === undefined || !/^(https?:\/\/|\/|\?)/i.test(text)) continue;
+    const url = new URL(text, 'http://list.invalid');
+    if (!url.pathname.replace(/\/+$/, '').endsWith(listPath)) {
+      return {
+        kind: 'unfollowable',
+        reason: `its next page is at another address (${url.pathname})`,
+      };
+    }
+    return { kind: 'more', params: Object.fromEntries(url.searchParams) };
+  }
+  return undefined;
+}
+
+function nextPageNumber(place: JsonRecord): number | undefined {
+  const next = firstValue(place, ['next_page', 'nextPage'], isPageNumber);
+  if (next !== undefined) return Number(next);
+  const page = firstValue(place, PAGE_KEYS, isPageNumber);
+  const count = firstValue(place, PAGE_COUNT_KEYS, isPageNumber);
+  if (page === undefined || count === undefined || Number(page) >= Number(count)) return undefined;
+  return Number(page) + 1;
+}
+
+function isPageNumber(value: unknown): boolean {
+  const text = scalarText(value);
+  return text !== undefined && /^\d{1,6}$/.test(text);
+}
+
+function firstText(place: JsonRecord, keys: readonly string[]): string | undefined {
+  const value = firstValue(place, keys, (found) => typeof found === 'string' && found !== '');
+  return value === undefined ? undefined : String(value);
+}
+
+function firstValue(
+  place: JsonRecord,
+  keys: readonly string[],
+  accept: (value: unknown) => boolean,
+): unknown {
+  const key = keys.find((name) => accept(place[name]));
+  return key === undefined ? undefined : place[key];
+}

@@ -25,6 +25,7 @@ import {
   type SandboxState,
 } from './payments-data.ts';
 import { errorBody, SandboxError } from './payments-errors.ts';
+import { checkedListView, type ListView, pagingParameter } from './payments-lists.ts';
 import { HANDLERS, type Reply } from './payments-operations.ts';
 import { parseBody, parseQuery, scopeBearingQueryNames } from './payments-validation.ts';
 
@@ -36,6 +37,7 @@ export {
   SANDBOX_OTHER_BUSINESS,
   type SandboxKey,
 } from './payments-data.ts';
+export type { ListView, PagingStyle } from './payments-lists.ts';
 export { TRANSFERS_LIMIT } from './payments-validation.ts';
 
 export interface SandboxOptions {
@@ -51,6 +53,8 @@ export interface SandboxOptions {
   statusStepMs?: number;
   /** The clock (default Date.now), so tests can advance time. */
   now?: () => number;
+  /** How lists show records and pages (default: one page, as sent); change it with `setListView`. */
+  listView?: ListView;
 }
 
 export type FaultKind =
@@ -106,6 +110,8 @@ export interface PaymentsSandbox {
   addFault(fault: Fault): void;
   clearFaults(): void;
   setLatency(ms: number): void;
+  /** How lists show their records and pages from now on: see `ListView`. */
+  setListView(view: ListView): void;
   /** Also destroys hung and open sockets, so it never blocks. */
   close(): Promise<void>;
 }
@@ -297,12 +303,14 @@ class SandboxServer implements PaymentsSandbox {
   private readonly now: () => number;
   private readonly statusStepMs: number;
   private latencyMs = 0;
+  private listView: ListView;
 
   constructor(options: SandboxOptions) {
     this.keys = options.keys ?? SANDBOX_KEYS;
     this.now = options.now ?? Date.now;
     this.statusStepMs = options.statusStepMs ?? DEFAULT_STATUS_STEP_MS;
     this.setLatency(options.latencyMs ?? 0);
+    this.listView = checkedListView(options.listView ?? {});
     this.server = createServer((request, response) => {
       // A failure here is the client going away mid-request: nothing left to answer.
       this.handle(request, response).catch(() => response.destroy());
@@ -339,6 +347,10 @@ class SandboxServer implements PaymentsSandbox {
       throw new RangeError('latency must be a non-negative number');
     }
     this.latencyMs = ms;
+  }
+
+  setListView(view: ListView): void {
+    this.listView = checkedListView(view);
   }
 
   forgetRequests(): void {
@@ -385,7 +397,7 @@ class SandboxServer implements PaymentsSandbox {
 
     let reply: HttpReply | undefined;
     if (executesUnder(outcome)) {
-      reply = this.reply(route, request, body, search, requestId);
+      reply = this.reply(route, request, body, { path, search }, requestId);
       recorded.executed = 'id' in route && isWrite(route.id) && reply.status < 300;
     }
     await this.pause(this.latencyMs + extraLatencyMs);
@@ -424,7 +436,7 @@ class SandboxServer implements PaymentsSandbox {
     route: Resolution,
     request: IncomingMessage,
     body: string | null,
-    search: URLSearchParams,
+    { path, search }: { path: string; search: URLSearchParams },
     requestId: string,
   ): HttpReply {
     try {
@@ -442,7 +454,7 @@ class SandboxServer implements PaymentsSandbox {
       const { id, params } = route;
       if (id === 'health') return { status: 200, body: { status: 'ok' } };
       const { key, business } = this.authenticate(request.headers['x-api-key']);
-      const query = parseQuery(id, search);
+      const query = parseQuery(id, search, pagingParameter(this.listView));
       const missing = missingScopes(
         requiredScopes(id, scopeBearingQueryNames(id, query)),
         key.scopes,
@@ -463,6 +475,7 @@ class SandboxServer implements PaymentsSandbox {
         body: isWrite(id) ? parseBody(id, body) : {},
         now: this.now(),
         statusStepMs: this.statusStepMs,
+        listing: { view: this.listView, query, self: `${new URL(this.url).origin}${path}` },
       });
     } catch (error) {
       if (error instanceof SandboxError) {

@@ -27,6 +27,7 @@ import {
   type WalletEntry,
 } from './payments-data.ts';
 import { SandboxError, unprocessable } from './payments-errors.ts';
+import { type ListRequest, listBody } from './payments-lists.ts';
 import { type Fields, TRANSFERS_LIMIT } from './payments-validation.ts';
 
 export interface OperationContext {
@@ -38,6 +39,7 @@ export interface OperationContext {
   readonly body: Fields;
   readonly now: number;
   readonly statusStepMs: number;
+  readonly listing: ListRequest;
 }
 
 export interface Reply {
@@ -49,15 +51,16 @@ type Handler = (context: OperationContext) => Reply;
 
 const ok = (body: unknown): Reply => ({ status: 200, body });
 const created = (body: unknown): Reply => ({ status: 201, body });
-/** Sandbox's choice: lists are wrapped as `{ "data": [...] }`. */
-const list = (items: unknown[]): Reply => ok({ data: items });
+/** Sandbox's choice: lists are wrapped as `{ "data": [...] }`, paged and shown as `listing` says. */
+const list = (items: unknown[], context: OperationContext, limit?: number): Reply =>
+  ok(listBody(items, context.listing, limit));
 
 /** Every operation except `health`, which needs no key and has no business behind it. */
 export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
   getMe: ({ business, scopes }) =>
     ok({ customer: { id: business.id, business_name: business.name }, api_key: { scopes } }),
 
-  listWallets: ({ business }) => list(business.wallets.map(withoutBalances)),
+  listWallets: (context) => list(context.business.wallets.map(withoutBalances), context),
 
   getWalletBalance: (context) => {
     const wallet = walletFromPath(context);
@@ -76,7 +79,10 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
       ...historyOf(wallet, 'transfer', transfers),
       ...historyOf(wallet, 'payout', payouts),
     ].sort((a, b) => b.movement.seq - a.movement.seq);
-    return list(entries.map((item) => historyEntry(item, context)));
+    return list(
+      entries.map((item) => historyEntry(item, context)),
+      context,
+    );
   },
 
   createWallet: ({ business, body, now }) => {
@@ -92,7 +98,7 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
     return created(withoutBalances(wallet));
   },
 
-  listDepositAccounts: ({ business }) => list(business.depositAccounts),
+  listDepositAccounts: (context) => list(context.business.depositAccounts, context),
 
   createDepositAccount: ({ business, body, now }) => {
     const source = required(body, 'source_currency');
@@ -124,7 +130,7 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
   reactivateDepositAccount: (context) =>
     setActivity(context.business.depositAccounts, DEPOSIT_ACCOUNT, context.params, 'active'),
 
-  listRecipients: ({ business }) => list(business.recipients),
+  listRecipients: (context) => list(context.business.recipients, context),
 
   getRecipient: (context) => ok(fromPath(context.business.recipients, RECIPIENT, context.params)),
 
@@ -272,7 +278,7 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
     });
   },
 
-  listCorridors: ({ state }) => list(state.corridors),
+  listCorridors: (context) => list(context.state.corridors, context),
 };
 
 // ——— resources by id ———
@@ -482,14 +488,19 @@ function renderMovement(movement: Movement, context: OperationContext): Record<s
   };
 }
 
-/** Newest first, as the sandbox's choice for every movement list. */
+/** Newest first, as the sandbox's choice for every movement list, unless the view says otherwise. */
 function listMovements(
   movements: readonly Movement[],
   context: OperationContext,
   limit?: number,
 ): Reply {
-  const newestFirst = [...movements].reverse().slice(0, limit);
-  return list(newestFirst.map((movement) => renderMovement(movement, context)));
+  const ordered =
+    context.listing.view.order === 'oldest_first' ? [...movements] : [...movements].reverse();
+  return list(
+    ordered.map((movement) => renderMovement(movement, context)),
+    context,
+    limit,
+  );
 }
 
 type HistoryType = 'deposit' | 'transfer' | 'payout';

@@ -162,17 +162,25 @@ function checkedValue(name: string, value: unknown): string {
   return value;
 }
 
-/** The query of a request: only the operation's catalogue parameters, each once, each well formed. */
-export function parseQuery(id: OperationId, search: URLSearchParams): Map<string, string> {
+/**
+ * The query of a request: only the operation's catalogue parameters, each once, each well formed,
+ * and on a read the paging parameter of the list view, when lists page.
+ */
+export function parseQuery(
+  id: OperationId,
+  search: URLSearchParams,
+  pagingParameter?: string,
+): Map<string, string> {
   const specs: readonly QueryParamSpec[] = OPERATIONS[id].query;
   const query = new Map<string, string>();
   for (const [name, value] of search) {
     const spec = specs.find((param) => param.name === name);
-    if (!spec) throw refuseQueryParameter(name);
+    const paging = name === pagingParameter && OPERATIONS[id].kind === 'read';
+    if (!spec && !paging) throw refuseQueryParameter(name);
     if (query.has(name)) {
       throw new SandboxError(400, 'DUPLICATE_QUERY_PARAMETER', `${name} is given more than once`);
     }
-    checkQueryValue(spec, value);
+    if (spec) checkQueryValue(spec, value);
     query.set(name, value);
   }
   return query;

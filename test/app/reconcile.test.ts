@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { reconcile } from '../../src/app/reconcile.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_RECONCILE_PAGES, reconcile } from '../../src/app/reconcile.ts';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
 import type { PaymentsClient } from '../../src/payments/client.ts';
 import {
+  type PagingStyle,
   type PaymentsSandbox,
   SANDBOX_IDS,
   startPaymentsSandbox,
@@ -108,5 +109,125 @@ describe('reconciliation of an unknown outcome', () => {
       { ...route, destination_address: `0x${'99'.repeat(20)}` },
     );
     expect((await reconcile(client, request)).result).toBe('not_found');
+  });
+});
+
+describe('reconciliation against lists shown as a provider shows them', () => {
+  afterEach(() => {
+    sandbox.setListView({});
+    sandbox.clearFaults();
+  });
+
+  const payoutReads = () =>
+    sandbox.requests.filter((entry) => entry.operationId === 'listPayouts').length;
+
+  /** A payout made after the approval, then `others` more, so it is not on the first page. */
+  async function payoutAmong(amount: string, others: number): Promise<PaymentRequest> {
+    const fields = { ...EXAMPLE_CALLS.createPayout.body, amount } as Record<string, string>;
+    const request = approved('createPayout', {}, fields);
+    await client.call('createPayout', { body: fields });
+    for (let index = 0; index < others; index++) {
+      await client.call('createPayout', {
+        body: { ...fields, amount: '1.00', beneficiary_account: '000999990000' },
+      });
+    }
+    return request;
+  }
+
+  // A distinct amount for each, each with a trailing zero the list leaves out.
+  it.each<[PagingStyle, string]>([
+    ['cursor', '33.30'],
+    ['link', '33.10'],
+    ['page', '33.20'],
+    ['has_more', '33.40'],
+  ])(
+    'finds a payout shown with the last four digits and a shortened amount, on the second page (%s paging, %s)',
+    async (paging, amount) => {
+      const request = await payoutAmong(amount, 3);
+      sandbox.setListView({
+        pageSize: 3,
+        paging,
+        bankingNumbers: 'last4',
+        shortAmounts: true,
+        renames: { account_last4: 'last4', created_at: 'createdAt' },
+      });
+      const before = payoutReads();
+      const result = await reconcile(client, request);
+      expect(result).toMatchObject({ result: 'found', providerStatus: 'pending' });
+      expect(result.providerId).toMatch(/^po_/);
+      expect(result.detail).toContain('beneficiary_account shown only in part');
+      expect(payoutReads() - before).toBeGreaterThanOrEqual(2);
+    },
+  );
+
+  it('reports ambiguity when two payouts on different pages match equally', async () => {
+    const fields = { ...EXAMPLE_CALLS.createPayout.body, amount: '34.40' } as Record<
+      string,
+      string
+    >;
+    const request = approved('createPayout', {}, fields);
+    await client.call('createPayout', { body: fields });
+    await payoutAmong('34.40', 2);
+    sandbox.setListView({ pageSize: 2, bankingNumbers: 'masked', shortAmounts: true });
+    const result = await reconcile(client, request);
+    expect(result.result).toBe('ambiguous');
+    expect(result.detail).toMatch(
+      /^2 records among \d+ records on \d+ pages of \/payouts match it equally \(po_\w+, po_\w+\)/,
+    );
+  });
+
+  it(`stops after ${MAX_RECONCILE_PAGES} pages and says so: not found there is not "not found"`, async () => {
+    const request = approved('createPayout', {}, {
+      ...EXAMPLE_CALLS.createPayout.body,
+      amount: '35.50',
+    } as Record<string, string>);
+    sandbox.setListView({ pageSize: 1, order: 'oldest_first' });
+    const before = payoutReads();
+    const result = await reconcile(client, request);
+    expect(payoutReads() - before).toBe(MAX_RECONCILE_PAGES);
+    expect(result.result).toBe('check_failed');
+    expect(result.detail).toContain(
+      `payops reads at most ${MAX_RECONCILE_PAGES} pages and the list goes on`,
+    );
+  });
+
+  it('one match in a list not read to its end is not taken as the only one', async () => {
+    const request = await payoutAmong('36.60', 0);
+    // Undated, so nothing shows where the records newer than the approval end.
+    sandbox.setListView({ pageSize: 1, renames: { created_at: 'made' } });
+    const result = await reconcile(client, request);
+    expect(result.result).toBe('check_failed');
+    expect(result.detail).toMatch(/^one record \(po_\w+\) matches among 10 records on 10 pages/);
+  });
+});
+
+describe('reconciliation of a newest-first list', () => {
+  it('reads only until the records are older than the approval', async () => {
+    let clock = Date.parse('2025-03-01T12:00:00.000Z');
+    const own = await startPaymentsSandbox({ now: () => clock });
+    const ownClient = clientFor(own.url);
+    try {
+      const fields = { ...EXAMPLE_CALLS.createPayout.body, amount: '2.00' } as Record<
+        string,
+        string
+      >;
+      for (let index = 0; index < 6; index++) {
+        await ownClient.call('createPayout', { body: fields });
+      }
+      clock += 10 * 60_000;
+      const request = {
+        ...approved('createPayout', {}, fields),
+        approvals: [{ userId: 'U0BOB', at: new Date(clock).toISOString() }],
+      };
+      await ownClient.call('createPayout', { body: fields });
+      own.setListView({ pageSize: 2 });
+      const before = own.requests.length;
+      const result = await reconcile(ownClient, request);
+      expect(result.result).toBe('found');
+      expect(own.requests.slice(before).map((entry) => entry.query)).toEqual([{}]);
+    } finally {
+      await ownClient.close();
+      await own.close();
+    }
   });
 });

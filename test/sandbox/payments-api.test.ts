@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../src/domain/operations.ts';
 import {
+  type PagingStyle,
   type PaymentsSandbox,
   SANDBOX_BUSINESS,
   SANDBOX_IDS,
@@ -697,5 +698,78 @@ describe("a long run's records", () => {
     } finally {
       await sandbox.close();
     }
+  });
+});
+
+describe('list views: lists shown and paged as a real provider might', () => {
+  let sandbox: PaymentsSandbox;
+  beforeAll(async () => {
+    sandbox = await startPaymentsSandbox();
+    for (const amount of ['1.10', '2.20', '3.30']) {
+      await call(sandbox, 'createPayout', {
+        body: { ...(VALID_REQUESTS.createPayout.body as object), amount },
+      });
+    }
+  });
+  afterAll(() => sandbox.close());
+
+  it('by default a list is one page of records as sent, and takes no paging parameter', async () => {
+    const { json } = await call(sandbox, 'listPayouts');
+    expect(json).toEqual({ data: expect.any(Array) });
+    expect(json.data[0]).toMatchObject({ amount: '3.30', beneficiary_account: '000123456789' });
+    const refused = await call(sandbox, 'listPayouts', { query: { cursor: 'x' } });
+    expect(refused.json.error.code).toBe('UNKNOWN_QUERY_PARAMETER');
+  });
+
+  it('pages behind a cursor, a link, a page number or has_more, to the same records', async () => {
+    const everything = (await call(sandbox, 'listPayouts')).json.data.map(
+      (p: { id: string }) => p.id,
+    );
+    const follow: Record<string, (json: CallResult['json']) => Record<string, string> | undefined> =
+      {
+        cursor: (json) => (json.next_cursor ? { cursor: json.next_cursor } : undefined),
+        link: (json) =>
+          json.links.next ? Object.fromEntries(new URL(json.links.next).searchParams) : undefined,
+        page: (json) =>
+          json.page < json.total_pages ? { page: String(json.page + 1) } : undefined,
+        has_more: (json) => (json.has_more ? { starting_after: json.data.at(-1).id } : undefined),
+      };
+    for (const [paging, next] of Object.entries(follow)) {
+      sandbox.setListView({ pageSize: 2, paging: paging as PagingStyle });
+      const ids: string[] = [];
+      let query: Record<string, string> | undefined = {};
+      while (query) {
+        const { json } = await call(sandbox, 'listPayouts', { query });
+        expect(json.data.length).toBeLessThanOrEqual(2);
+        ids.push(...json.data.map((p: { id: string }) => p.id));
+        query = next(json);
+      }
+      expect(ids).toEqual(everything);
+    }
+    sandbox.setListView({ pageSize: 2 });
+    expect((await call(sandbox, 'listPayouts', { query: { cursor: 'bogus' } })).status).toBe(400);
+    sandbox.setListView({});
+  });
+
+  it('shows account numbers masked or as their last four digits, amounts shortened, names changed, oldest first', async () => {
+    sandbox.setListView({ bankingNumbers: 'masked', shortAmounts: true });
+    const masked = (await call(sandbox, 'listPayouts')).json.data[0];
+    expect(masked).toMatchObject({
+      amount: '3.3',
+      beneficiary_account: '••••6789',
+      beneficiary_routing: '••••0021',
+    });
+    sandbox.setListView({
+      bankingNumbers: 'last4',
+      renames: { amount: 'value' },
+      order: 'oldest_first',
+    });
+    const cut = (await call(sandbox, 'listPayouts')).json.data;
+    expect(cut.at(-1)).toMatchObject({ value: '3.30', account_last4: '6789' });
+    expect(cut.at(-1)).not.toHaveProperty('beneficiary_account');
+    expect(cut.at(-1)).not.toHaveProperty('beneficiary_routing');
+    expect(JSON.stringify(cut)).not.toContain('000123456789');
+    sandbox.setListView({});
+    expect(() => sandbox.setListView({ pageSize: 0 })).toThrow(RangeError);
   });
 });

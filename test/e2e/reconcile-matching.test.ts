@@ -1,0 +1,108 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
+import {
+  REHEARSAL_APPROVALS_CHANNEL,
+  type Rehearsal,
+  startRehearsal,
+} from '../../src/sandbox/rehearsal.ts';
+import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { EXAMPLE_CALLS } from '../helpers/payments.ts';
+import { approvalMessageTs, ask } from '../helpers/slack.ts';
+
+const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
+
+/** A payout requested as alice in Slack: its number and approval message. */
+async function requestPayout(r: Rehearsal, amount: string): Promise<{ id: number; ts: string }> {
+  const text = Object.entries({ ...PAYOUT, amount })
+    .map(([name, value]) => (/\s/.test(value) ? `${name}="${value}"` : `${name}=${value}`))
+    .join(' ');
+  const answer = await ask(r, `payout ${text}`, { userId: 'U0ALICE' });
+  const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
+  return { id, ts: await approvalMessageTs(r, id, REHEARSAL_APPROVALS_CHANNEL) };
+}
+
+/** Bob approves; the provider executes the payout and the connection drops before its answer. */
+async function approveAndDrop(r: Rehearsal, ts: string): Promise<void> {
+  r.sandbox.addFault({ kind: 'execute_then_drop', operationId: 'createPayout', times: 1 });
+  await r.driver.blockAction({
+    userId: 'U0BOB',
+    actionId: ACTION.approve,
+    message: { channel: REHEARSAL_APPROVALS_CHANNEL, ts },
+  });
+}
+
+/** The approval card once its reconciliation shows, as posted to Slack. */
+async function cardShowing(r: Rehearsal, ts: string, pattern: RegExp): Promise<string> {
+  const update = await r.slack.waitForCall(
+    'chat.update',
+    (call) => call.args.ts === ts && pattern.test(JSON.stringify(call.args)),
+    { timeoutMs: 8_000 },
+  );
+  return JSON.stringify(update.args);
+}
+
+/** Straight to the provider, as someone at its dashboard would. */
+async function providerCall(r: Rehearsal, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${r.sandbox.url}${path}`, {
+    method,
+    headers: { 'X-Api-Key': SANDBOX_KEY.full, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return (await response.json()) as { data: unknown[] };
+}
+
+describe('reconciling a dropped payout against a list shown as a real provider shows it', () => {
+  let r: Rehearsal;
+  beforeAll(async () => {
+    r = await startRehearsal({ slack: { rateLimits: 'off' } });
+  });
+  afterAll(() => r.close());
+  afterEach(() => {
+    r.sandbox.clearFaults();
+    r.sandbox.setListView({});
+  });
+
+  it('finds it on the second page, the account shown as its last four digits, the amount as 33.3', async () => {
+    const { id, ts } = await requestPayout(r, '33.30');
+    // Oldest first, a page as long as the payouts already made: the new one opens page 2.
+    const made = (await providerCall(r, 'GET', '/payouts')).data.length;
+    r.sandbox.setListView({
+      pageSize: made,
+      order: 'oldest_first',
+      bankingNumbers: 'last4',
+      shortAmounts: true,
+    });
+    await approveAndDrop(r, ts);
+
+    const card = await cardShowing(r, ts, /found\* a matching operation/);
+    expect(card).toContain('beneficiary_account shown only in part');
+    expect(card).not.toContain('000123456789');
+    const stored = await r.bot.workflow.store.get(id);
+    expect(stored?.status).toBe('unknown');
+    expect(stored?.reconciliation).toMatchObject({ result: 'found', providerStatus: 'pending' });
+    r.sandbox.setListView({});
+    const listed = (await providerCall(r, 'GET', '/payouts')).data;
+    expect(listed).toHaveLength(made + 1);
+    const newest = listed[0];
+    expect(newest).toMatchObject({ id: stored?.reconciliation?.providerId, amount: '33.30' });
+    const reads = r.sandbox.requests.filter((entry) => entry.operationId === 'listPayouts');
+    expect(reads.some((entry) => entry.query.cursor !== undefined)).toBe(true);
+    expect(r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout')).toHaveLength(
+      1,
+    );
+  });
+
+  it('reports ambiguity when another payout matches it equally, and guesses nothing', async () => {
+    const { id, ts } = await requestPayout(r, '44.40');
+    // The same payout made at the provider's dashboard meanwhile.
+    await providerCall(r, 'POST', '/payouts', { ...PAYOUT, amount: '44.40' });
+    r.sandbox.setListView({ pageSize: 2, bankingNumbers: 'masked', shortAmounts: true });
+    await approveAndDrop(r, ts);
+
+    const card = await cardShowing(r, ts, /several operations could be this one/);
+    expect(card).toMatch(/2 records among \d+ records on \d+ pages of \/payouts match it equally/);
+    const stored = await r.bot.workflow.store.get(id);
+    expect(stored?.reconciliation).toMatchObject({ result: 'ambiguous' });
+    expect(stored?.reconciliation?.providerId).toBeUndefined();
+  });
+});

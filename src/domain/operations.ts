@@ -252,7 +252,7 @@ export const OPERATIONS = {
     'offramp-route',
     'Configure an off-ramp payment route',
   ),
-  listPayouts: read('/payouts', 'payouts', 'List payouts', [SYNC]),
+  listPayouts: read('/payouts', 'payouts', 'List payouts'),
   createPayout: write(
     'POST',
     '/payouts',

@@ -44,7 +44,6 @@ describe('every read command answers through the response_url, ephemerally', () 
     ['transfers --limit 2', ['tr_']],
     ['transfers --sync', ['tr_']],
     ['payouts', ['po_']],
-    ['payouts --sync', ['po_']],
     ['fx', ['EUR']],
     ['fx USD EUR 100', ['indicative', 'EUR']],
     ['corridors', [SANDBOX_IDS.corridor.usdAch]],
@@ -65,6 +64,15 @@ describe('every read command answers through the response_url, ephemerally', () 
       // digits would be an account number.
       expect(shown.replace(/<!date\^\d+|req_\w+/g, '')).not.toMatch(/\d{8,}/);
     }
+  });
+});
+
+describe('the spec’s list options', () => {
+  it('payouts take no --sync (the spec offers it for the other lists only), and nothing is called', async () => {
+    const before = rehearsal.sandbox.requests.length;
+    const answer = await ask(rehearsal, 'payouts --sync');
+    expect(answer.shown).toMatch(/--sync/);
+    expect(rehearsal.sandbox.requests.length).toBe(before);
   });
 });
 

@@ -9,7 +9,13 @@ import {
 } from '../domain/approval.ts';
 import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
 import { destinationOf, type PayeeCheck, payeeNameOf } from '../domain/payee.ts';
-import { approvalRefusal, expiryMs, type Policy, requiredApprovals } from '../domain/policy.ts';
+import {
+  approvalRefusal,
+  expiryMs,
+  type Policy,
+  requiredApprovals,
+  windowStart,
+} from '../domain/policy.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
@@ -141,6 +147,11 @@ export class ApprovalWorkflow {
     if (twin) return { kind: 'held', twin };
     const labels = await this.#labelsFor(intent);
     const payee = await this.#payeeOf(intent, labels?.recipientName);
+    const { policy, store } = this.#deps;
+    const now = this.#now();
+    const since = payee && windowStart(policy, intent, now);
+    const earlier = since ? await store.requestsToPayee(requesterId, payee.check.tag, since) : [];
+    const needed = requiredApprovals(policy, intent, { earlier, now });
     const request = await this.#deps.store.create({
       operationId: intent.operationId,
       path: { ...intent.path },
@@ -148,10 +159,10 @@ export class ApprovalWorkflow {
       fingerprint: writeFingerprint,
       holdKey: writeHoldKey,
       requesterId,
-      requiredApprovals: requiredApprovals(this.#deps.policy, intent),
+      requiredApprovals: needed.approvals,
       expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
       requesterChannelId: channelId,
-      labels: payee ? { ...labels, payee: payee.check } : labels,
+      labels: payee ? { ...labels, payee: payee.check, windowRaised: needed.windowRaised } : labels,
       payee: payee && { tag: payee.check.tag, nameTag: payee.nameTag },
       answerTo,
     });

@@ -1,5 +1,6 @@
 import type { WriteOperationId } from './operations.ts';
 import type { PayeeCheck } from './payee.ts';
+import type { WindowRaise } from './policy.ts';
 
 /**
  * A payment request and its life: one explicit state machine. A request is created pending,
@@ -138,6 +139,8 @@ export interface RequestLabels {
   walletLabel?: string | undefined;
   /** Who it pays, as approvers tell payees apart. */
   payee?: PayeeCheck | undefined;
+  /** Earlier requests to the same payee raised the approvals needed (a policy window). */
+  windowRaised?: WindowRaise | undefined;
 }
 
 export function fieldsOf(request: Pick<PaymentRequest, 'body'>): Record<string, string> {

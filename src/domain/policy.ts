@@ -419,6 +419,63 @@ export function expiryMs(policy: Policy): number {
   return policy.expiryHours * 3_600_000;
 }
 
+/**
+ * Who can approve, as counted at start-up: the users `PAYOPS_APPROVERS` lists and the members of
+ * the groups it lists that Slack could name.
+ */
+export interface ApproverSupply {
+  approvers: number;
+  /**
+   * An approver may also request (or Slack could not say): their own requests have one
+   * approver fewer, since nobody approves their own request.
+   */
+  approverMayRequest: boolean;
+  /** Groups whose members Slack could not list: not counted, so the supply may be larger. */
+  unlisted: readonly string[];
+}
+
+/**
+ * Why the policy asks more distinct approvers than there are, or undefined. `certain` is false
+ * when groups Slack could not list might make up the difference.
+ */
+export function approverShortage(
+  policy: Policy,
+  supply: ApproverSupply,
+): { message: string; certain: boolean } | undefined {
+  const [needed, place] = policy.rules.reduce<[number, string]>(
+    (highest, rule, index) =>
+      rule.approvals > highest[0] ? [rule.approvals, `rules[${index}]`] : highest,
+    [policy.defaultApprovals, 'default_approvals'],
+  );
+  const available = Math.max(0, supply.approvers - (supply.approverMayRequest ? 1 : 0));
+  if (needed <= available) return undefined;
+  const counted = supply.approverMayRequest
+    ? `${plural(supply.approvers, 'approver')}, one fewer on a request made by an approver, who cannot approve their own`
+    : plural(supply.approvers, 'approver');
+  const unlisted =
+    supply.unlisted.length > 0
+      ? `; the members of ${supply.unlisted.join(', ')} were not counted, as Slack could not list them`
+      : '';
+  return {
+    message: `the policy's ${place} needs ${plural(needed, 'approval')} from distinct people, but PAYOPS_APPROVERS can supply ${available} (${counted})${unlisted}`,
+    certain: supply.unlisted.length === 0,
+  };
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** The policy can never be met by the approvers there are: payops does not start. */
+export class ApproverShortageError extends Error {
+  constructor(shortage: string) {
+    super(
+      `payops refused to start: ${shortage}. Add approvers to PAYOPS_APPROVERS, or lower the rule in PAYOPS_POLICY_FILE.`,
+    );
+    this.name = 'ApproverShortageError';
+  }
+}
+
 const NOT_PENDING: Readonly<Record<Exclude<RequestStatus, 'pending'>, string>> = {
   executing: 'is already approved and being executed',
   submitted: 'was already approved and submitted',

@@ -7,7 +7,9 @@ import type { PaymentRequest, RequestStatus, WriteIntent } from '../../src/domai
 import { addDecimal, compareDecimal, subtractDecimal } from '../../src/domain/decimal.ts';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
 import {
+  type ApproverSupply,
   approvalRefusal,
+  approverShortage,
   DEFAULT_POLICY,
   type EarlierRequest,
   expiryMs,
@@ -460,6 +462,53 @@ describe('a window adds up earlier requests to the same payee', () => {
     expect(windowStart(two, payout('1'), now)).toEqual(new Date(now.getTime() - 7 * 86_400_000));
     expect(windowStart(two, payout('1', 'EUR'), now)).toBeUndefined();
     expect(windowStart(policy, intent('createWallet', { chain: 'base' }), now)).toBeUndefined();
+  });
+});
+
+describe('approverShortage', () => {
+  const policy = parsePolicy(
+    'default_approvals: 1\nrules:\n  - approvals: 2\n  - operations: [payout]\n    approvals: 3\n',
+    'policy.yaml',
+  );
+  const supply = (over: Partial<ApproverSupply>): ApproverSupply => ({
+    approvers: 3,
+    approverMayRequest: false,
+    unlisted: [],
+    ...over,
+  });
+
+  it('passes when the highest rule can be met', () => {
+    expect(approverShortage(policy, supply({}))).toBeUndefined();
+    expect(
+      approverShortage(policy, supply({ approvers: 4, approverMayRequest: true })),
+    ).toBeUndefined();
+  });
+
+  it('names the highest rule and the count when it cannot', () => {
+    expect(approverShortage(policy, supply({ approvers: 2 }))).toEqual({
+      message:
+        "the policy's rules[1] needs 3 approvals from distinct people, but PAYOPS_APPROVERS can supply 2 (2 approvers)",
+      certain: true,
+    });
+  });
+
+  it('counts one fewer when an approver may also request: nobody approves their own request', () => {
+    expect(approverShortage(policy, supply({ approverMayRequest: true }))?.message).toBe(
+      "the policy's rules[1] needs 3 approvals from distinct people, but PAYOPS_APPROVERS can supply 2 (3 approvers, one fewer on a request made by an approver, who cannot approve their own)",
+    );
+    expect(
+      approverShortage(DEFAULT_POLICY, supply({ approvers: 1, approverMayRequest: true }))?.message,
+    ).toMatch(
+      /^the policy's default_approvals needs 1 approval from distinct people, but PAYOPS_APPROVERS can supply 0/,
+    );
+  });
+
+  it('is not certain when Slack could not list a group', () => {
+    expect(approverShortage(policy, supply({ approvers: 1, unlisted: ['S0APPROVERS'] }))).toEqual({
+      message:
+        "the policy's rules[1] needs 3 approvals from distinct people, but PAYOPS_APPROVERS can supply 1 (1 approver); the members of S0APPROVERS were not counted, as Slack could not list them",
+      certain: false,
+    });
   });
 });
 

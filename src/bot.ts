@@ -4,10 +4,11 @@ import { hostname } from 'node:os';
 import { WebClient } from '@slack/web-api';
 import { AccessControl } from './app/access.ts';
 import { ApprovalWorkflow } from './app/approvals.ts';
+import { approverSupply } from './app/approver-supply.ts';
 import { runFirstChecks } from './app/first-checks.ts';
 import { ReadService } from './app/reads.ts';
 import { type Config, secretsOf } from './config.ts';
-import { loadPolicy } from './domain/policy.ts';
+import { ApproverShortageError, approverShortage, loadPolicy } from './domain/policy.ts';
 import { registerSecrets } from './domain/scrub.ts';
 import { Signer } from './domain/signer.ts';
 import type { Logger } from './logger.ts';
@@ -91,6 +92,16 @@ export async function startBot(
       timeout: DISPATCH_CALL_TIMEOUT_MS,
     });
     const identity = await resolveBotIdentity(outboxClient);
+    const directory = slackGroupDirectory(outboxClient);
+    // A rule that needs more approvers than there are would leave its requests pending forever.
+    const shortage = approverShortage(policy, await approverSupply(config.approvals, directory));
+    if (shortage?.certain) throw new ApproverShortageError(shortage.message);
+    if (shortage) {
+      logger.warn(
+        { shortage: shortage.message },
+        'the policy may need more approvers than counted',
+      );
+    }
 
     const signer = new Signer(config.signingKey);
     const db = await openStore(config.store, signer.auditKey, logger, {
@@ -105,7 +116,7 @@ export async function startBot(
     await migrate(db);
 
     const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-    const access = new AccessControl(slackGroupDirectory(outboxClient));
+    const access = new AccessControl(directory);
     const reads = new ReadService(payments, keyScopes);
     const store = new RequestStore(db, new PayloadCipher(config.encryption));
     const outboxStore = new OutboxStore(db);

@@ -11,7 +11,13 @@ import {
 } from '../domain/approval.ts';
 import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
 import { destinationOf, type PayeeCheck, payeeNameOf } from '../domain/payee.ts';
-import { approvalRefusal, expiryMs, type Policy, requiredApprovals } from '../domain/policy.ts';
+import {
+  approvalRefusal,
+  expiryMs,
+  type Policy,
+  requiredApprovals,
+  windowStart,
+} from '../domain/policy.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
@@ -166,6 +172,11 @@ export class ApprovalWorkflow {
       };
     }
     const payee = await this.#payeeOf(intent, labels?.recipientName);
+    const { policy, store } = this.#deps;
+    const now = this.#now();
+    const since = payee && windowStart(policy, intent, now);
+    const earlier = since ? await store.requestsToPayee(requesterId, payee.check.tag, since) : [];
+    const needed = requiredApprovals(policy, intent, { earlier, now });
     const request = await this.#deps.store.create({
       operationId: intent.operationId,
       path: { ...intent.path },
@@ -173,13 +184,14 @@ export class ApprovalWorkflow {
       fingerprint: writeFingerprint,
       holdKey: writeHoldKey,
       requesterId,
-      requiredApprovals: requiredApprovals(this.#deps.policy, intent),
+      requiredApprovals: needed.approvals,
       expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
       requesterChannelId: channelId,
       labels: {
         ...labels,
         ...(payee && { payee: payee.check }),
         ...(checks.length > 0 && { checks }),
+        ...(needed.windowRaised && { windowRaised: needed.windowRaised }),
       },
       payee: payee && { tag: payee.check.tag, nameTag: payee.nameTag },
       answerTo,

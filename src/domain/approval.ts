@@ -1,5 +1,6 @@
 import type { WriteOperationId } from './operations.ts';
 import type { PayeeCheck } from './payee.ts';
+import type { WindowRaise } from './policy.ts';
 
 /**
  * A payment request and its life: one explicit state machine. A request is created pending,
@@ -152,6 +153,8 @@ export interface RequestLabels {
   payee?: PayeeCheck | undefined;
   /** What payops checked by reading before asking an approver. */
   checks?: PreflightCheck[] | undefined;
+  /** Earlier requests to the same payee raised the approvals needed (a policy window). */
+  windowRaised?: WindowRaise | undefined;
 }
 
 export function fieldsOf(request: Pick<PaymentRequest, 'body'>): Record<string, string> {

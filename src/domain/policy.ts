@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import type { PaymentRequest, RequestStatus, WriteIntent } from './approval.ts';
+import { fieldsOf, type PaymentRequest, type RequestStatus, type WriteIntent } from './approval.ts';
 import { closest } from './commands.ts';
-import { compareDecimal, isDecimalString } from './decimal.ts';
+import { addDecimal, compareDecimal, isDecimalString } from './decimal.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
 
 /**
@@ -15,21 +15,34 @@ import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './ope
  * expiry_hours: 24              # optional, default 24, 1..168
  * rules:                        # optional
  *   - operations: [createPayout, createTransfer]   # operation ids or /pay words; omitted = all writes
- *     currency: USD             # optional; compared case-insensitively with the request's currency
+ *     currency: [USD, USDC]     # optional; one code or a list, compared case-insensitively
  *     min_amount: "10000"       # optional, quoted; the rule applies when amount >= min_amount
+ *     window: 24h               # optional (needs min_amount): earlier requests count too
  *     approvals: 2              # 1..5
  * ```
  *
  * A request needs the largest number among the default and every rule that matches it, so a
  * rule can only raise the count. The request's currency is its `currency` field (payouts) or
  * else its `source_currency` (what leaves the wallet); its amount is its `amount` field.
+ *
+ * A currency is its code: `USD` and `USDC` are different currencies, and a rule catches both
+ * only when it lists both. A rule's `min_amount` is in units of any currency it lists, compared
+ * with the amount as it is (no exchange rate): 10000 USD and 10000 USDC both reach "10000".
+ *
+ * With `window`, the amount compared is this request's plus those of the same requester's
+ * requests to the same payee (`payee.ts`'s destination) that the rule also matches, made within
+ * the window and not rejected, cancelled, expired or refused by the provider: one payment split
+ * into several under the threshold needs the approvals of the whole.
  */
 
 export interface PolicyRule {
   /** Undefined: every write. */
   operations: ReadonlySet<WriteOperationId> | undefined;
-  currency: string | undefined;
+  /** Upper-case codes; undefined: any currency, or none. */
+  currencies: ReadonlySet<string> | undefined;
   minAmount: string | undefined;
+  /** Earlier requests to the same payee within this span count toward `minAmount`. */
+  window: { text: string; ms: number } | undefined;
   approvals: number;
 }
 
@@ -104,6 +117,42 @@ const minAmount = z.unknown().transform((value, ctx): string => {
   return z.NEVER;
 });
 
+/** A rule's `currency`: one code or a list of them, kept upper-case. */
+const currencies = z.unknown().transform((value, ctx): string[] => {
+  const codes: unknown[] = Array.isArray(value) ? value : [value];
+  const wrong = codes.find((code) => typeof code !== 'string' || !/^[A-Za-z]{3,6}$/.test(code));
+  if (codes.length > 0 && wrong === undefined)
+    return codes.map((code) => String(code).toUpperCase());
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      codes.length === 0
+        ? 'is empty: leave it out to mean any currency'
+        : `${typeof wrong === 'string' ? `\`${wrong}\`` : 'a value'} is not a currency code: write one code of 3 to 6 letters, like USD, or a list, like [USD, USDC]`,
+  });
+  return z.NEVER;
+});
+
+const WINDOW_UNITS_MS: Readonly<Record<string, number>> = {
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+const MAX_WINDOW_MS = 31 * 86_400_000;
+
+const windowSpan = z.unknown().transform((value, ctx) => {
+  const match = typeof value === 'string' ? /^(\d{1,6})([mhd])$/.exec(value.trim()) : null;
+  const ms = match ? Number(match[1]) * (WINDOW_UNITS_MS[match[2] as string] as number) : 0;
+  if (match && ms >= 60_000 && ms <= MAX_WINDOW_MS)
+    return { text: `${Number(match[1])}${match[2]}`, ms };
+  ctx.addIssue({
+    code: 'custom',
+    message:
+      'must be a span from 1 minute to 31 days in minutes, hours or days, like 30m, 24h or 7d',
+  });
+  return z.NEVER;
+});
+
 const knownKeys = (keys: readonly string[]) => ({
   error: (issue: z.core.$ZodRawIssue) =>
     issue.code === 'unrecognized_keys'
@@ -118,14 +167,12 @@ const ruleSchema = z
         .array(operationName, { error: 'must be a list, like [createPayout, transfer]' })
         .min(1, { error: 'is empty: leave it out to mean every write' })
         .optional(),
-      currency: z
-        .string({ error: 'must be a currency code like USD' })
-        .regex(/^[A-Za-z]{3,6}$/, { error: 'must be a currency code of 3 to 6 letters, like USD' })
-        .optional(),
+      currency: currencies.optional(),
       min_amount: minAmount.optional(),
+      window: windowSpan.optional(),
       approvals: wholeNumber(1, MAX_APPROVALS),
     },
-    knownKeys(['operations', 'currency', 'min_amount', 'approvals']),
+    knownKeys(['operations', 'currency', 'min_amount', 'window', 'approvals']),
   )
   .superRefine((rule, ctx) => {
     // Amounts in different currencies cannot be compared, so a threshold needs its currency.
@@ -134,6 +181,13 @@ const ruleSchema = z
         code: 'custom',
         path: ['min_amount'],
         message: 'needs a currency: amounts in different currencies cannot be compared',
+      });
+    }
+    if (rule.window !== undefined && rule.min_amount === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['window'],
+        message: 'needs min_amount: a window adds up amounts toward a threshold',
       });
     }
   });
@@ -210,8 +264,9 @@ export function parsePolicy(text: string, source: string): Policy {
       (parsed.rules ?? []).map((rule) =>
         Object.freeze({
           operations: rule.operations && new Set(rule.operations),
-          currency: rule.currency,
+          currencies: rule.currency && new Set(rule.currency),
           minAmount: rule.min_amount,
+          window: rule.window,
           approvals: rule.approvals,
         }),
       ),
@@ -232,42 +287,193 @@ export function loadPolicy(path: string | undefined): Policy {
   return parsePolicy(text, path);
 }
 
-/** The request's currency and amount, as the policy sees them. */
-function moneyOf(intent: WriteIntent): {
+/** An earlier request of the same requester to the same payee, as a rule's window sees it. */
+export type EarlierRequest = Pick<PaymentRequest, 'operationId' | 'body' | 'createdAt'>;
+
+/** What the windows of a request's rules count: earlier requests, and the time it is now. */
+export interface RecentRequests {
+  earlier: readonly EarlierRequest[];
+  now: Date;
+}
+
+/** A window made the request need more approvals than its own amount would: the card says so. */
+export interface WindowRaise {
+  /** The rule's window as written, e.g. `24h`. */
+  window: string;
+  /** This request's amount and the earlier ones', in units of `currencies`. */
+  total: string;
+  currencies: string[];
+  /** The rule's min_amount, which the total reached. */
+  threshold: string;
+  /** How many earlier requests were counted. */
+  requests: number;
+}
+
+export interface Requirement {
+  /** Distinct approvers the request needs. */
+  approvals: number;
+  windowRaised: WindowRaise | undefined;
+}
+
+const NOTHING_EARLIER: RecentRequests = { earlier: [], now: new Date(0) };
+
+/** A write's currency (upper-case) and amount, as the policy sees them. */
+function moneyOf(fields: Readonly<Record<string, string>>): {
   currency: string | undefined;
   amount: string | undefined;
 } {
   return {
-    currency: intent.fields.currency ?? intent.fields.source_currency,
-    amount: intent.fields.amount,
+    currency: (fields.currency ?? fields.source_currency)?.toUpperCase(),
+    amount: fields.amount,
   };
 }
 
-function ruleMatches(rule: PolicyRule, intent: WriteIntent): boolean {
-  if (rule.operations !== undefined && !rule.operations.has(intent.operationId)) return false;
-  const { currency, amount } = moneyOf(intent);
-  if (rule.currency !== undefined) {
-    if (currency === undefined || currency.toUpperCase() !== rule.currency.toUpperCase()) {
-      return false;
-    }
-  }
-  if (rule.minAmount !== undefined) {
-    if (amount === undefined) return false;
-    // Validated intents always hold a decimal; anything else fails closed (the rule applies).
-    if (isDecimalString(amount) && compareDecimal(amount, rule.minAmount) < 0) return false;
-  }
-  return true;
+/** Whether the rule names this operation and currency, the amount aside. */
+function ruleCovers(
+  rule: PolicyRule,
+  operationId: WriteOperationId,
+  currency: string | undefined,
+): boolean {
+  if (rule.operations !== undefined && !rule.operations.has(operationId)) return false;
+  return rule.currencies === undefined || (currency !== undefined && rule.currencies.has(currency));
 }
 
-/** Distinct approvers a request needs: the largest of the default and every matching rule. */
-export function requiredApprovals(policy: Policy, intent: WriteIntent): number {
-  return policy.rules
-    .filter((rule) => ruleMatches(rule, intent))
+/** The amounts added up, or undefined when one is not a decimal. */
+function sumOf(amounts: readonly string[]): string | undefined {
+  return amounts.every(isDecimalString) ? amounts.reduce(addDecimal) : undefined;
+}
+
+function reaches(sum: string | undefined, minAmount: string): boolean {
+  // Validated intents always hold decimals; anything else fails closed (the rule applies).
+  return sum === undefined || compareDecimal(sum, minAmount) >= 0;
+}
+
+/** The amounts of the earlier requests that the rule's window counts. */
+function windowAmounts(rule: PolicyRule, recent: RecentRequests): string[] {
+  if (rule.window === undefined) return [];
+  const from = recent.now.getTime() - rule.window.ms;
+  return recent.earlier.flatMap((earlier) => {
+    const { currency, amount } = moneyOf(fieldsOf(earlier));
+    const within = Date.parse(earlier.createdAt) >= from;
+    return within && amount !== undefined && ruleCovers(rule, earlier.operationId, currency)
+      ? [amount]
+      : [];
+  });
+}
+
+/**
+ * Distinct approvers a request needs: the largest of the default and every matching rule, a
+ * rule with a window counting `recent`'s earlier requests to the same payee with this one.
+ */
+export function requiredApprovals(
+  policy: Policy,
+  intent: WriteIntent,
+  recent: RecentRequests = NOTHING_EARLIER,
+): Requirement {
+  const { currency, amount } = moneyOf(intent.fields);
+  const covering = policy.rules.filter((rule) => ruleCovers(rule, intent.operationId, currency));
+  const alone = covering
+    .filter(
+      (rule) =>
+        rule.minAmount === undefined ||
+        (amount !== undefined && reaches(sumOf([amount]), rule.minAmount)),
+    )
     .reduce((needed, rule) => Math.max(needed, rule.approvals), policy.defaultApprovals);
+  let needed: Requirement = { approvals: alone, windowRaised: undefined };
+  if (amount === undefined) return needed;
+  for (const rule of covering) {
+    if (!rule.window || !rule.minAmount || rule.approvals <= needed.approvals) continue;
+    const earlier = windowAmounts(rule, recent);
+    const total = sumOf([amount, ...earlier]);
+    if (earlier.length === 0 || !reaches(total, rule.minAmount)) continue;
+    needed = {
+      approvals: rule.approvals,
+      windowRaised: {
+        window: rule.window.text,
+        total: total ?? 'not a number',
+        currencies: [...(rule.currencies ?? [])],
+        threshold: rule.minAmount,
+        requests: earlier.length,
+      },
+    };
+  }
+  return needed;
+}
+
+/**
+ * Since when a request's earlier requests to the same payee may count (the longest window of
+ * the rules that name its operation and currency), or undefined when no such rule has one.
+ */
+export function windowStart(policy: Policy, intent: WriteIntent, now: Date): Date | undefined {
+  const { currency } = moneyOf(intent.fields);
+  const longest = Math.max(
+    0,
+    ...policy.rules
+      .filter((rule) => ruleCovers(rule, intent.operationId, currency))
+      .map((rule) => rule.window?.ms ?? 0),
+  );
+  return longest > 0 ? new Date(now.getTime() - longest) : undefined;
 }
 
 export function expiryMs(policy: Policy): number {
   return policy.expiryHours * 3_600_000;
+}
+
+/**
+ * Who can approve, as counted at start-up: the users `PAYOPS_APPROVERS` lists and the members of
+ * the groups it lists that Slack could name.
+ */
+export interface ApproverSupply {
+  approvers: number;
+  /**
+   * An approver may also request (or Slack could not say): their own requests have one
+   * approver fewer, since nobody approves their own request.
+   */
+  approverMayRequest: boolean;
+  /** Groups whose members Slack could not list: not counted, so the supply may be larger. */
+  unlisted: readonly string[];
+}
+
+/**
+ * Why the policy asks more distinct approvers than there are, or undefined. `certain` is false
+ * when groups Slack could not list might make up the difference.
+ */
+export function approverShortage(
+  policy: Policy,
+  supply: ApproverSupply,
+): { message: string; certain: boolean } | undefined {
+  const [needed, place] = policy.rules.reduce<[number, string]>(
+    (highest, rule, index) =>
+      rule.approvals > highest[0] ? [rule.approvals, `rules[${index}]`] : highest,
+    [policy.defaultApprovals, 'default_approvals'],
+  );
+  const available = Math.max(0, supply.approvers - (supply.approverMayRequest ? 1 : 0));
+  if (needed <= available) return undefined;
+  const counted = supply.approverMayRequest
+    ? `${plural(supply.approvers, 'approver')}, one fewer on a request made by an approver, who cannot approve their own`
+    : plural(supply.approvers, 'approver');
+  const unlisted =
+    supply.unlisted.length > 0
+      ? `; the members of ${supply.unlisted.join(', ')} were not counted, as Slack could not list them`
+      : '';
+  return {
+    message: `the policy's ${place} needs ${plural(needed, 'approval')} from distinct people, but PAYOPS_APPROVERS can supply ${available} (${counted})${unlisted}`,
+    certain: supply.unlisted.length === 0,
+  };
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+/** The policy can never be met by the approvers there are: payops does not start. */
+export class ApproverShortageError extends Error {
+  constructor(shortage: string) {
+    super(
+      `payops refused to start: ${shortage}. Add approvers to PAYOPS_APPROVERS, or lower the rule in PAYOPS_POLICY_FILE.`,
+    );
+    this.name = 'ApproverShortageError';
+  }
 }
 
 const NOT_PENDING: Readonly<Record<Exclude<RequestStatus, 'pending'>, string>> = {

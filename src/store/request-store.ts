@@ -784,6 +784,31 @@ export class RequestStore {
       updatedAt: iso(row.updated_at),
     };
   }
+
+  /**
+   * The requests `requesterId` made to the payee `payeeTag` since `since` that may still pay or
+   * did (pending, being sent, submitted, outcome unknown), bodies opened: what a policy window
+   * counts. One range scan of the index of migration 0012.
+   */
+  async requestsToPayee(
+    requesterId: string,
+    payeeTag: string,
+    since: Date,
+  ): Promise<Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>> {
+    const rows = await this.#db.query<Pick<Row, 'id' | 'operation_id' | 'body' | 'created_at'>>(
+      `select id, operation_id, body, created_at from payment_requests
+        where requester_id = $1 and payee_tag = $2 and created_at >= $3
+          and status in ('pending', 'executing', 'submitted', 'unknown')
+        order by created_at`,
+      [requesterId, payeeTag, since.toISOString()],
+    );
+    return rows.map((row) => ({
+      id: Number(row.id),
+      operationId: row.operation_id as WriteOperationId,
+      body: row.body === null ? undefined : this.#cipher.open(row.body),
+      createdAt: iso(row.created_at),
+    }));
+  }
 }
 
 interface Row {

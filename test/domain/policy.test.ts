@@ -7,14 +7,18 @@ import type { PaymentRequest, RequestStatus, WriteIntent } from '../../src/domai
 import { addDecimal, compareDecimal, subtractDecimal } from '../../src/domain/decimal.ts';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
 import {
+  type ApproverSupply,
   approvalRefusal,
+  approverShortage,
   DEFAULT_POLICY,
+  type EarlierRequest,
   expiryMs,
   loadPolicy,
   type Policy,
   PolicyError,
   parsePolicy,
   requiredApprovals,
+  windowStart,
 } from '../../src/domain/policy.ts';
 
 const TWO_FOR_BIG_USD_PAYOUTS = `
@@ -47,6 +51,11 @@ function payout(amount: string, currency = 'USD'): WriteIntent {
   return intent('createPayout', { wallet_id: 'wal_1', amount, currency });
 }
 
+/** Approvals a request needs by its own amount, no earlier request counted. */
+function needs(policy: Policy, write: WriteIntent): number {
+  return requiredApprovals(policy, write).approvals;
+}
+
 describe('policy file', () => {
   it('without a file, one approval and 24 hours', () => {
     expect(loadPolicy(undefined)).toBe(DEFAULT_POLICY);
@@ -75,14 +84,16 @@ rules:
       rules: [
         {
           operations: new Set(['createPayout', 'createTransfer']),
-          currency: 'usd',
+          currencies: new Set(['USD']),
           minAmount: '10000',
+          window: undefined,
           approvals: 2,
         },
         {
           operations: new Set(['createWallet']),
-          currency: undefined,
+          currencies: undefined,
           minAmount: undefined,
+          window: undefined,
           approvals: 3,
         },
       ],
@@ -146,10 +157,10 @@ rules:
       'rules[0].operations[0]: `paymnt` is not a write operation (did you mean createPayout (payout)?); name operations by id (createPayout) or by /pay word (payout)',
       'rules[0].operations[1]: `getMe` is a read, and reads need no approval; name operations by id (createPayout) or by /pay word (payout)',
       'rules[0].operations[2]: must name operations by id (createPayout) or by /pay word (payout)',
-      'rules[0].currency: must be a currency code of 3 to 6 letters, like USD',
+      'rules[0].currency: `US$` is not a currency code: write one code of 3 to 6 letters, like USD, or a list, like [USD, USDC]',
       'rules[0].min_amount: must be a plain decimal in quotes, like "10000" or "2500.50" (no commas, sign or exponent)',
       'rules[0].approvals: must be a whole number from 1 to 5',
-      'rules[0]: unknown key note; the known keys are operations, currency, min_amount, approvals',
+      'rules[0]: unknown key note; the known keys are operations, currency, min_amount, window, approvals',
       'rules[1].operations: is empty: leave it out to mean every write',
       'rules[1].approvals: must be a whole number from 1 to 5',
       'unknown key colour; the known keys are default_approvals, expiry_hours, rules',
@@ -186,21 +197,21 @@ describe('requiredApprovals', () => {
   const policy = parsePolicy(TWO_FOR_BIG_USD_PAYOUTS, 'policy.yaml');
 
   it('payouts of 10,000 USD or more need 2 distinct approvers', () => {
-    expect(requiredApprovals(policy, payout('9999.99'))).toBe(1);
-    expect(requiredApprovals(policy, payout('10000'))).toBe(2);
-    expect(requiredApprovals(policy, payout('10000.00'))).toBe(2);
-    expect(requiredApprovals(policy, payout('250000'))).toBe(2);
+    expect(needs(policy, payout('9999.99'))).toBe(1);
+    expect(needs(policy, payout('10000'))).toBe(2);
+    expect(needs(policy, payout('10000.00'))).toBe(2);
+    expect(needs(policy, payout('250000'))).toBe(2);
   });
 
   it('compares the currency case-insensitively and exactly: USDC is not USD', () => {
-    expect(requiredApprovals(policy, payout('20000', 'usd'))).toBe(2);
-    expect(requiredApprovals(policy, payout('20000', 'USDC'))).toBe(1);
-    expect(requiredApprovals(policy, payout('20000', 'EUR'))).toBe(1);
+    expect(needs(policy, payout('20000', 'usd'))).toBe(2);
+    expect(needs(policy, payout('20000', 'USDC'))).toBe(1);
+    expect(needs(policy, payout('20000', 'EUR'))).toBe(1);
   });
 
   it('applies a rule only to the operations it names', () => {
     const transfer = intent('createTransfer', { amount: '20000', source_currency: 'USD' });
-    expect(requiredApprovals(policy, transfer)).toBe(1);
+    expect(needs(policy, transfer)).toBe(1);
   });
 
   it('takes the largest of the default and every matching rule', () => {
@@ -219,10 +230,10 @@ rules:
 `,
       'policy.yaml',
     );
-    expect(requiredApprovals(layered, payout('10'))).toBe(2);
-    expect(requiredApprovals(layered, payout('1000'))).toBe(3);
-    expect(requiredApprovals(layered, payout('100000'))).toBe(5);
-    expect(requiredApprovals(layered, intent('createWallet', { chain: 'base' }))).toBe(2);
+    expect(needs(layered, payout('10'))).toBe(2);
+    expect(needs(layered, payout('1000'))).toBe(3);
+    expect(needs(layered, payout('100000'))).toBe(5);
+    expect(needs(layered, intent('createWallet', { chain: 'base' }))).toBe(2);
   });
 
   it('reads the currency of a transfer from source_currency', () => {
@@ -236,8 +247,8 @@ rules:
         source_currency: 'USDC',
         destination_currency: 'EUR',
       });
-    expect(requiredApprovals(rules, transfer('499.999'))).toBe(1);
-    expect(requiredApprovals(rules, transfer('500'))).toBe(2);
+    expect(needs(rules, transfer('499.999'))).toBe(1);
+    expect(needs(rules, transfer('500'))).toBe(2);
   });
 
   it('a request without a currency matches only rules without currency or min_amount', () => {
@@ -253,8 +264,8 @@ rules:
 `,
       'policy.yaml',
     );
-    expect(requiredApprovals(rules, intent('createWallet', { chain: 'base' }))).toBe(1);
-    expect(requiredApprovals(rules, intent('deactivateRecipient'))).toBe(4);
+    expect(needs(rules, intent('createWallet', { chain: 'base' }))).toBe(1);
+    expect(needs(rules, intent('deactivateRecipient'))).toBe(4);
   });
 
   it('a request with a currency but no amount matches rules with that currency and no min_amount', () => {
@@ -263,7 +274,7 @@ rules:
       'policy.yaml',
     );
     const route = intent('createPaymentRoute', { wallet_id: 'wal_1', source_currency: 'USD' });
-    expect(requiredApprovals(rules, route)).toBe(2);
+    expect(needs(rules, route)).toBe(2);
   });
 
   it('agrees with compareDecimal for amounts around the threshold (never floats)', () => {
@@ -295,18 +306,209 @@ rules:
             rules: [
               {
                 operations: undefined,
-                currency: 'USD',
+                currencies: new Set(['USD']),
                 minAmount: threshold,
+                window: undefined,
                 approvals: 2,
               },
             ],
           };
-          expect(requiredApprovals(rule, payout(amount))).toBe(
-            compareDecimal(amount, threshold) >= 0 ? 2 : 1,
-          );
+          expect(needs(rule, payout(amount))).toBe(compareDecimal(amount, threshold) >= 0 ? 2 : 1);
         },
       ),
     );
+  });
+});
+
+describe('currency lists', () => {
+  const stable = parsePolicy(
+    'rules:\n  - currency: [USD, usdc]\n    min_amount: "10000"\n    approvals: 2\n',
+    'policy.yaml',
+  );
+
+  it('a rule listing several currencies catches each of them, in any case', () => {
+    expect(stable.rules[0]?.currencies).toEqual(new Set(['USD', 'USDC']));
+    expect(needs(stable, payout('10000', 'USD'))).toBe(2);
+    expect(needs(stable, payout('10000', 'USDC'))).toBe(2);
+    expect(needs(stable, payout('10000', 'usdc'))).toBe(2);
+    expect(needs(stable, payout('9999.99', 'USDC'))).toBe(1);
+  });
+
+  it('a currency no rule names gets the default: EUR, and USDT next to [USD, USDC]', () => {
+    expect(needs(stable, payout('1000000', 'EUR'))).toBe(1);
+    expect(needs(stable, payout('1000000', 'USDT'))).toBe(1);
+  });
+
+  it('refuses an empty list and names an entry that is not a code', () => {
+    expect(problems('rules:\n  - currency: []\n    approvals: 2\n')).toEqual([
+      'rules[0].currency: is empty: leave it out to mean any currency',
+    ]);
+    expect(problems('rules:\n  - currency: [USD, US DC]\n    approvals: 2\n')).toEqual([
+      'rules[0].currency: `US DC` is not a currency code: write one code of 3 to 6 letters, like USD, or a list, like [USD, USDC]',
+    ]);
+    expect(problems('rules:\n  - currency: [USD, 5]\n    approvals: 2\n')).toHaveLength(1);
+  });
+});
+
+describe('a window adds up earlier requests to the same payee', () => {
+  const now = new Date('2026-03-01T12:00:00Z');
+  const policy = parsePolicy(
+    `rules:
+  - operations: [payout]
+    currency: [USD, USDC]
+    min_amount: "10000"
+    window: 24h
+    approvals: 2
+`,
+    'policy.yaml',
+  );
+  const hoursAgo = (hours: number) => new Date(now.getTime() - hours * 3_600_000).toISOString();
+  const earlier = (
+    amount: string,
+    hours: number,
+    currency = 'USD',
+    operationId: WriteOperationId = 'createPayout',
+  ): EarlierRequest => ({
+    operationId,
+    body: JSON.stringify({ wallet_id: 'wal_1', amount, currency }),
+    createdAt: hoursAgo(hours),
+  });
+
+  it('reads the window, and refuses one without min_amount or of another form', () => {
+    expect(policy.rules[0]?.window).toEqual({ text: '24h', ms: 24 * 3_600_000 });
+    expect(
+      parsePolicy(
+        'rules:\n  - currency: USD\n    min_amount: "1"\n    window: 30m\n    approvals: 2\n',
+        'p',
+      ).rules[0]?.window,
+    ).toEqual({ text: '30m', ms: 1_800_000 });
+    expect(problems('rules:\n  - currency: USD\n    window: 24h\n    approvals: 2\n')).toEqual([
+      'rules[0].window: needs min_amount: a window adds up amounts toward a threshold',
+    ]);
+    const wrong =
+      'must be a span from 1 minute to 31 days in minutes, hours or days, like 30m, 24h or 7d';
+    for (const window of ['24', '1.5h', '2w', '0m', '32d', '"-1h"', '86400']) {
+      expect(
+        problems(
+          `rules:\n  - currency: USD\n    min_amount: "1"\n    window: ${window}\n    approvals: 2\n`,
+        ),
+      ).toEqual([`rules[0].window: ${wrong}`]);
+    }
+  });
+
+  it('two payouts under the threshold that reach it together need the approvals of the whole', () => {
+    const split = payout('4000.50', 'USD');
+    expect(needs(policy, split)).toBe(1);
+    const together = requiredApprovals(policy, split, {
+      earlier: [earlier('3000', 5), earlier('3000.00', 23, 'usdc')],
+      now,
+    });
+    expect(together).toEqual({
+      approvals: 2,
+      windowRaised: {
+        window: '24h',
+        total: '10000.50',
+        currencies: ['USD', 'USDC'],
+        threshold: '10000',
+        requests: 2,
+      },
+    });
+  });
+
+  it('counts only earlier requests within the window, of the currencies and operations it names', () => {
+    const split = payout('6000', 'USD');
+    const outside = [
+      earlier('6000', 24.01),
+      earlier('6000', 1, 'EUR'),
+      earlier('6000', 1, 'USD', 'createTransfer'),
+    ];
+    expect(requiredApprovals(policy, split, { earlier: outside, now })).toEqual({
+      approvals: 1,
+      windowRaised: undefined,
+    });
+    expect(
+      requiredApprovals(policy, split, { earlier: [earlier('4000', 24)], now }).approvals,
+    ).toBe(2);
+  });
+
+  it('says nothing of the window when the amount alone needs as many', () => {
+    expect(
+      requiredApprovals(policy, payout('10000'), { earlier: [earlier('5000', 1)], now }),
+    ).toEqual({ approvals: 2, windowRaised: undefined });
+  });
+
+  it('a rule without a window never adds up', () => {
+    const plain = parsePolicy(TWO_FOR_BIG_USD_PAYOUTS, 'policy.yaml');
+    expect(
+      requiredApprovals(plain, payout('6000'), { earlier: [earlier('6000', 1)], now }).approvals,
+    ).toBe(1);
+  });
+
+  it('looks back as far as the longest window of the rules that name the write', () => {
+    const two = parsePolicy(
+      `rules:
+  - currency: USD
+    min_amount: "1"
+    window: 7d
+    approvals: 2
+  - operations: [transfer]
+    currency: USD
+    min_amount: "1"
+    window: 30d
+    approvals: 3
+`,
+      'policy.yaml',
+    );
+    expect(windowStart(two, payout('1'), now)).toEqual(new Date(now.getTime() - 7 * 86_400_000));
+    expect(windowStart(two, payout('1', 'EUR'), now)).toBeUndefined();
+    expect(windowStart(policy, intent('createWallet', { chain: 'base' }), now)).toBeUndefined();
+  });
+});
+
+describe('approverShortage', () => {
+  const policy = parsePolicy(
+    'default_approvals: 1\nrules:\n  - approvals: 2\n  - operations: [payout]\n    approvals: 3\n',
+    'policy.yaml',
+  );
+  const supply = (over: Partial<ApproverSupply>): ApproverSupply => ({
+    approvers: 3,
+    approverMayRequest: false,
+    unlisted: [],
+    ...over,
+  });
+
+  it('passes when the highest rule can be met', () => {
+    expect(approverShortage(policy, supply({}))).toBeUndefined();
+    expect(
+      approverShortage(policy, supply({ approvers: 4, approverMayRequest: true })),
+    ).toBeUndefined();
+  });
+
+  it('names the highest rule and the count when it cannot', () => {
+    expect(approverShortage(policy, supply({ approvers: 2 }))).toEqual({
+      message:
+        "the policy's rules[1] needs 3 approvals from distinct people, but PAYOPS_APPROVERS can supply 2 (2 approvers)",
+      certain: true,
+    });
+  });
+
+  it('counts one fewer when an approver may also request: nobody approves their own request', () => {
+    expect(approverShortage(policy, supply({ approverMayRequest: true }))?.message).toBe(
+      "the policy's rules[1] needs 3 approvals from distinct people, but PAYOPS_APPROVERS can supply 2 (3 approvers, one fewer on a request made by an approver, who cannot approve their own)",
+    );
+    expect(
+      approverShortage(DEFAULT_POLICY, supply({ approvers: 1, approverMayRequest: true }))?.message,
+    ).toMatch(
+      /^the policy's default_approvals needs 1 approval from distinct people, but PAYOPS_APPROVERS can supply 0/,
+    );
+  });
+
+  it('is not certain when Slack could not list a group', () => {
+    expect(approverShortage(policy, supply({ approvers: 1, unlisted: ['S0APPROVERS'] }))).toEqual({
+      message:
+        "the policy's rules[1] needs 3 approvals from distinct people, but PAYOPS_APPROVERS can supply 1 (1 approver); the members of S0APPROVERS were not counted, as Slack could not list them",
+      certain: false,
+    });
   });
 });
 

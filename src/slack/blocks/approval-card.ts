@@ -18,6 +18,7 @@ import {
 import { maskAccount, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
+import type { WindowRaise } from '../../domain/policy.ts';
 import { scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION } from '../interaction-ids.ts';
 import {
@@ -62,6 +63,7 @@ export interface CardLabels {
   walletLabel?: string | undefined;
   payee?: PayeeCheck | undefined;
   checks?: PreflightCheck[] | undefined;
+  windowRaised?: WindowRaise | undefined;
 }
 
 export interface ApprovalCardContext {
@@ -127,6 +129,7 @@ export function renderApprovalCard(
   blocks.push(...requestBlocks(request, labels));
   if (labels.payee) blocks.push(section(payeeText(labels.payee)));
   if (labels.checks?.length) blocks.push(section(checksText(labels.checks)));
+  if (labels.windowRaised) blocks.push(section(windowText(labels.windowRaised)));
   if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
   blocks.push(contextBlock([`Payload fingerprint ${code(request.fingerprint)}`]));
   return { text: fallbackText(request), blocks };
@@ -178,6 +181,11 @@ export function checksText(checks: readonly PreflightCheck[]): string {
     return `${CHECK_MARKS[check.outcome]} *${CHECK_NAMES[check.name]}:* ${verdict}${freeText(check.detail, 200)}`;
   });
   return [`*Checked when requested:*`, ...lines].join('\n');
+}
+
+/** A policy window added earlier requests to this payee: one payment may have been split. */
+export function windowText(raised: WindowRaise): string {
+  return `:warning: *Adds up:* with ${counted(raised.requests, 'earlier request')} from the same requester to this payee in the last ${inlineText(raised.window, 16)}, the total ${amountText(raised.total, raised.currencies.join('/'))} reaches ${amountText(raised.threshold)}, which raised the approvals needed.`;
 }
 
 /** `#12 · Create a payout · 10000.00 USD`, plain text for headers. */

@@ -49,6 +49,42 @@ const wholeNumber = (name: string, fallback: number, min: number, max: number) =
       return parsed;
     });
 
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** A duration such as `90s`, `30m`, `2h` or `7d`, in ms, between `min` and `max` (as written). */
+const duration = (name: string, fallbackMs: number, min: string, max: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const text = value?.trim() ?? '';
+      if (text === '') return fallbackMs;
+      const ms = durationMs(text);
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a duration such as 30m, 2h or 1d (a whole number and s, m, h or d)`,
+        });
+        return z.NEVER;
+      }
+      if (ms < (durationMs(min) as number) || ms > (durationMs(max) as number)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be between ${min} and ${max}` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+function durationMs(text: string): number | undefined {
+  const match = /^(\d{1,6})([smhd])$/.exec(text);
+  const unit = match && DURATION_UNITS_MS[match[2] as string];
+  return match && unit ? Number(match[1]) * unit : undefined;
+}
+
 const baseUrl = requiredText('PAYMENTS_BASE_URL').transform((value, ctx) => {
   let url: URL;
   try {
@@ -404,6 +440,7 @@ const approvalsEnvSchema = z.object({
     .transform((value) => value?.trim() || undefined),
   PAYOPS_EXECUTION_LEASE_MS: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),
   PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+  PAYOPS_REMIND_AFTER: duration('PAYOPS_REMIND_AFTER', 2 * 3_600_000, '1s', '7d'),
 });
 
 const storeEnvSchema = z.object({
@@ -558,6 +595,8 @@ export interface ApprovalsConfig {
   /** How long an execution may run before another process may call its outcome unknown. */
   executionLeaseMs: number;
   sweepIntervalMs: number;
+  /** A request pending this long nudges its approvers once (and again in its last hour). */
+  remindAfterMs: number;
 }
 
 export interface StoreConfig {
@@ -672,6 +711,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       policyFile: a.PAYOPS_POLICY_FILE,
       executionLeaseMs: a.PAYOPS_EXECUTION_LEASE_MS,
       sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
+      remindAfterMs: a.PAYOPS_REMIND_AFTER,
     }),
     ...toStoreToolConfig(stored.data, keys.data),
   });

@@ -34,7 +34,7 @@ const MAX_HOME_BLOCKS = 100;
 /** Kept for the sections after the queue: their headers and lines. */
 const AFTER_QUEUE_RESERVE = 24;
 
-export function renderHome(content: HomeContent): HomeView {
+export function renderHome(content: HomeContent): HomeView & { blocks: KnownBlock[] } {
   const later = [
     ...ownBlocks(content),
     ...decisionBlocks(content),

@@ -18,13 +18,16 @@ import { createSlackApp } from './slack/app.ts';
 import type { FreezeNotice } from './slack/blocks/approval-card.ts';
 import { boltLogger } from './slack/bolt-logger.ts';
 import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
+import { HomeRefresher } from './slack/home-refresher.ts';
 import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
 import { SlackRateLimiter } from './slack/rate-limits.ts';
+import { HomeStore } from './store/home-store.ts';
 import { migrate } from './store/migrate.ts';
 import { openStore } from './store/open-store.ts';
 import { OutboxStore } from './store/outbox-store.ts';
 import { PayloadCipher } from './store/payload-cipher.ts';
 import { RateBucketsStore } from './store/rate-buckets-store.ts';
+import { remindDue } from './store/reminder-store.ts';
 import { ReplayStore } from './store/replay-store.ts';
 import { type FreezeState, RequestStore } from './store/request-store.ts';
 
@@ -121,10 +124,14 @@ export async function startBot(
     const store = new RequestStore(db, new PayloadCipher(config.encryption));
     const outboxStore = new OutboxStore(db);
     let outbox: SlackOutbox | undefined;
+    let home: HomeRefresher | undefined;
     const workflow = new ApprovalWorkflow({
       store,
       outbox: outboxStore,
-      onChange: () => outbox?.nudge(),
+      onChange: () => {
+        outbox?.nudge();
+        home?.nudge();
+      },
       client: payments,
       signer,
       preflight: config.approvals.preflight,
@@ -136,7 +143,9 @@ export async function startBot(
       leaseMs: config.approvals.executionLeaseMs,
       logger,
       ...(options.now ? { now: options.now } : {}),
+      remind: (now) => remindDue(db, now, config.approvals.remindAfterMs),
     });
+    const limiter = new SlackRateLimiter(new RateBucketsStore(db), config.slack.rateLimitScale);
     outbox = new SlackOutbox({
       store: outboxStore,
       current: async (id) => {
@@ -145,11 +154,27 @@ export async function startBot(
       },
       client: outboxClient,
       approvalsChannelId: config.approvals.channelId,
-      limiter: new SlackRateLimiter(new RateBucketsStore(db), config.slack.rateLimitScale),
+      approvers: config.approvals.approvers,
+      limiter,
       logger,
       instanceId,
     });
     const running = outbox;
+    home = new HomeRefresher({
+      homes: new HomeStore(db),
+      workflow,
+      access,
+      readers: config.slack.readers,
+      reads,
+      command: config.slack.command,
+      accessAdmin: config.slack.accessAdmin,
+      freeze: async () => freezeNotice(await store.freezeState()),
+      client: outboxClient,
+      limiter,
+      logger,
+      ...(options.now ? { now: options.now } : {}),
+    });
+    const homes = home;
 
     const providerReachable = providerProbe(payments);
     const slack = createSlackApp({
@@ -161,6 +186,7 @@ export async function startBot(
       workflow,
       approvalsChannelId: config.approvals.channelId,
       replays: new ReplayStore(db),
+      home: homes,
       async readiness() {
         const checks = { store: await db.ping(), provider: await providerReachable() };
         return { ready: Object.values(checks).every(Boolean), checks };
@@ -182,6 +208,8 @@ export async function startBot(
     });
     running.start();
     closing.push(() => running.stop());
+    homes.start();
+    closing.push(() => homes.stop());
 
     const server = (await slack.app.start({
       port: config.slack.port,

@@ -49,6 +49,42 @@ const wholeNumber = (name: string, fallback: number, min: number, max: number) =
       return parsed;
     });
 
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: 86_400_000,
+};
+
+/** A duration such as `90s`, `30m`, `2h` or `7d`, in ms, between `min` and `max` (as written). */
+const duration = (name: string, fallbackMs: number, min: string, max: string) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const text = value?.trim() ?? '';
+      if (text === '') return fallbackMs;
+      const ms = durationMs(text);
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a duration such as 30m, 2h or 1d (a whole number and s, m, h or d)`,
+        });
+        return z.NEVER;
+      }
+      if (ms < (durationMs(min) as number) || ms > (durationMs(max) as number)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be between ${min} and ${max}` });
+        return z.NEVER;
+      }
+      return ms;
+    });
+
+function durationMs(text: string): number | undefined {
+  const match = /^(\d{1,6})([smhd])$/.exec(text);
+  const unit = match && DURATION_UNITS_MS[match[2] as string];
+  return match && unit ? Number(match[1]) * unit : undefined;
+}
+
 const baseUrl = requiredText('PAYMENTS_BASE_URL').transform((value, ctx) => {
   let url: URL;
   try {
@@ -408,6 +444,7 @@ const approvalsEnvSchema = z.object({
     .enum(['warn', 'strict'], { error: 'PAYOPS_PREFLIGHT must be warn or strict' })
     .optional()
     .transform((value) => value ?? 'warn'),
+  PAYOPS_REMIND_AFTER: duration('PAYOPS_REMIND_AFTER', 2 * 3_600_000, '1s', '7d'),
 });
 
 const storeEnvSchema = z.object({
@@ -564,6 +601,8 @@ export interface ApprovalsConfig {
   sweepIntervalMs: number;
   /** `strict`: a failed pre-flight check refuses the request; `warn`: the card shows it. */
   preflight: 'warn' | 'strict';
+  /** A request pending this long nudges its approvers once (and again in its last hour). */
+  remindAfterMs: number;
 }
 
 export interface StoreConfig {
@@ -679,6 +718,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       executionLeaseMs: a.PAYOPS_EXECUTION_LEASE_MS,
       sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
       preflight: a.PAYOPS_PREFLIGHT,
+      remindAfterMs: a.PAYOPS_REMIND_AFTER,
     }),
     ...toStoreToolConfig(stored.data, keys.data),
   });

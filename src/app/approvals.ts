@@ -26,6 +26,7 @@ import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
 import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
 import type { FreezeState, RequestStore } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
+import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget, DeliveryStatus, OutboxPort } from './outbox-port.ts';
 import { balanceCheck, movesMoney, preflight } from './preflight.ts';
 import { reconcile } from './reconcile.ts';
@@ -61,10 +62,17 @@ export interface WorkflowDeps {
   leaseMs: number;
   logger: Logger;
   now?: () => Date;
+  /** Queues the approvers' reminders due at `now` (src/store/reminder-store.ts); at each sweep. */
+  remind?: (now: Date) => Promise<number>;
 }
 
-/** Where a click came from: a click counts only from the request's own approval message. */
-export interface ClickOrigin {
+/**
+ * Where a click came from: a click counts only from the request's own approval message, or from
+ * a Home tab that showed the request as it still is (src/app/home-click.ts).
+ */
+export type ClickOrigin = CardClick | { home: HomeShown };
+
+export interface CardClick {
   channelId: string | undefined;
   messageTs: string | undefined;
 }
@@ -361,6 +369,9 @@ export class ApprovalWorkflow {
   async sweep(): Promise<PaymentRequest[]> {
     const now = this.#now();
     const expired = await this.#deps.store.expireDue(now);
+    await this.#deps.remind?.(now).catch((error: unknown) => {
+      this.#deps.logger.error({ err: error }, 'reminders failed; tried again next sweep');
+    });
     const recovered = await this.#deps.store.recoverStale(this.#deps.leaseMs);
     const abandoned = recovered.filter((request) => request.status === 'unknown');
     // An unknown outcome not yet seen at the provider is looked for again, every sweep at most
@@ -652,6 +663,7 @@ export class ApprovalWorkflow {
   }
 
   #clickRefusal(request: PaymentRequest, origin: ClickOrigin): string | undefined {
+    if ('home' in origin) return homeClickRefusal(request, origin.home);
     if (
       !request.channelId ||
       request.channelId !== origin.channelId ||

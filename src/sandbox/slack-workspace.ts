@@ -461,6 +461,12 @@ export class SlackWorkspace {
     return found && structuredClone(found);
   }
 
+  /** The Home tab last published for `userId`, as Slack shows it. */
+  homeView(userId: string): JsonObject | undefined {
+    const viewId = this.homeViews.get(userId);
+    return viewId === undefined ? undefined : this.view(viewId);
+  }
+
   view(viewId: string): JsonObject | undefined {
     const view = this.views.get(viewId);
     return view && structuredClone(view);

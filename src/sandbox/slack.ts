@@ -375,6 +375,11 @@ export class SlackEmulation {
     return this.workspace.view(viewId);
   }
 
+  /** The Home tab last published for `userId` (views.publish), as Slack shows it. */
+  homeView(userId: string): JsonObject | undefined {
+    return this.workspace.homeView(userId);
+  }
+
   user(userId: string): SlackUser | undefined {
     return this.workspace.user(userId);
   }

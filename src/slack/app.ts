@@ -13,6 +13,7 @@ import type { SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from './bolt-logger.ts';
 import type { BotIdentity } from './directory.ts';
+import type { HomeRefresher } from './home-refresher.ts';
 import { registerAppHome } from './listeners/app-home.ts';
 import { registerApprovals } from './listeners/approvals.ts';
 import { registerCommands } from './listeners/commands.ts';
@@ -37,6 +38,8 @@ export interface SlackAppDeps {
   readiness(): Promise<Readiness>;
   /** Signed requests already taken, shared by the replicas. */
   replays: ReplayGuard;
+  /** Draws each Home tab when opened, and keeps it current. */
+  home: Pick<HomeRefresher, 'opened'>;
 }
 
 /** What a person is told when too many requests are in progress: nothing of theirs was done. */
@@ -145,7 +148,7 @@ export function registerListeners(app: App, deps: Omit<SlackAppDeps, 'replays'>)
     logger: deps.logger,
   };
   registerCommands(app, { ...readerDeps, approvals: approvalDeps });
-  registerAppHome(app, readerDeps);
+  registerAppHome(app, { home: deps.home, logger: deps.logger });
   registerApprovals(app, approvalDeps);
   registerEvents(app, { access: deps.access, logger: deps.logger });
 }

@@ -6,6 +6,9 @@ export const ACTION = {
   approve: 'payops.approve',
   reject: 'payops.reject',
   cancel: 'payops.cancel',
+  /** Approve and Reject on a Home tab: their value names the request and what the Home showed. */
+  homeApprove: 'payops.home_approve',
+  homeReject: 'payops.home_reject',
 } as const;
 
 export const VIEW = {

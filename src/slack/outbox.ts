@@ -7,9 +7,11 @@ import {
   type WebAPIRateLimitedError,
   type WebClient,
 } from '@slack/web-api';
+import type { RoleMembers } from '../app/access.ts';
 import type { Delivery, OutboxPort } from '../app/outbox-port.ts';
 import type { PaymentRequest } from '../domain/approval.ts';
 import { maskLongNumbers } from '../domain/masking.ts';
+import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
 import {
   type FreezeNotice,
@@ -18,6 +20,7 @@ import {
   renderThreadUpdate,
 } from './blocks/approval-card.ts';
 import { notice, type SlackMessage } from './blocks/format.ts';
+import { isReminderEvent, renderReminder } from './blocks/reminders.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
 
 /**
@@ -37,6 +40,8 @@ export interface OutboxDeps {
   /** A WebClient that neither retries nor waits out 429s itself: the dispatcher does both. */
   client: WebClient;
   approvalsChannelId: string;
+  /** Who a pending request's reminder nudges (PAYOPS_APPROVERS). */
+  approvers: RoleMembers;
   limiter: SlackRateLimiter;
   logger: Logger;
   /** Names this process on its claims. */
@@ -79,7 +84,7 @@ export class SlackOutbox {
   readonly #sending = new Map<number, Promise<void>>();
   #running = false;
   #loop: Promise<void> = Promise.resolve();
-  #wake: () => void = () => {};
+  readonly #wakeUp = new WakeUp();
   #lastRecovery = 0;
   #renewer: NodeJS.Timeout | undefined;
 
@@ -109,7 +114,7 @@ export class SlackOutbox {
 
   /** Something was just added: look now rather than at the next poll. */
   nudge(): void {
-    this.#wake();
+    this.#wakeUp.wake();
   }
 
   /**
@@ -119,7 +124,7 @@ export class SlackOutbox {
    */
   async stop(ms = DISPATCH_CALL_TIMEOUT_MS): Promise<void> {
     this.#running = false;
-    this.#wake();
+    this.#wakeUp.wake();
     const deadline = Date.now() + ms;
     let timer: NodeJS.Timeout | undefined;
     const flush = async () => {
@@ -190,13 +195,7 @@ export class SlackOutbox {
         waitMs = BACKOFF_MAX_MS / 10;
       }
       if (!this.#running) break;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, waitMs);
-        this.#wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
+      await this.#wakeUp.sleep(waitMs);
       // Nudges come with every change and every delivery: at most one pass per MIN_PASS_MS.
       await sleep(passStarted + MIN_PASS_MS - Date.now());
     }
@@ -282,7 +281,7 @@ export class SlackOutbox {
         return { kind: 'delivered' };
       }
       case 'notice':
-        return this.#postNotice(delivery, request);
+        return this.#postNotice(delivery, request, freeze);
       case 'confirmation':
         return this.#confirm(delivery, request);
     }
@@ -361,7 +360,14 @@ export class SlackOutbox {
     throw new Error('not found in the messages read; not posting blind');
   }
 
-  async #postNotice(delivery: Delivery, request: PaymentRequest): Promise<Outcome> {
+  async #postNotice(
+    delivery: Delivery,
+    request: PaymentRequest,
+    freeze: FreezeNotice | undefined,
+  ): Promise<Outcome> {
+    const { event } = delivery;
+    // A reminder of a request decided since it was queued has nothing left to ask.
+    if (isReminderEvent(event) && request.status !== 'pending') return { kind: 'delivered' };
     const channel = delivery.channelId as string;
     const thread = delivery.messageTs as string;
     if (delivery.maybePosted) {
@@ -382,7 +388,9 @@ export class SlackOutbox {
     await this.#deps.client.chat.postMessage({
       channel,
       thread_ts: thread,
-      ...renderThreadUpdate(request, delivery.event),
+      ...(isReminderEvent(event)
+        ? renderReminder(request, event, this.#deps.approvers, freeze)
+        : renderThreadUpdate(request, event)),
       metadata: {
         event_type: NOTICE_EVENT,
         event_payload: { delivery_id: delivery.id, request_id: request.id },

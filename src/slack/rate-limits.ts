@@ -10,7 +10,7 @@ export interface Limit {
   burst: number;
 }
 
-/** Tier 3 (chat.update, conversations.*), Tier 4 (chat.postEphemeral), postMessage ~1/s. */
+/** Tier 3 (chat.update, conversations.*), Tier 4 (chat.postEphemeral, views.publish), postMessage ~1/s. */
 export const SLACK_LIMITS = {
   postMessagePerChannel: { perMinute: 60, burst: 2 },
   postMessagePerWorkspace: { perMinute: 300, burst: 10 },
@@ -18,6 +18,7 @@ export const SLACK_LIMITS = {
   'chat.postEphemeral': { perMinute: 100, burst: 10 },
   'conversations.history': { perMinute: 50, burst: 5 },
   'conversations.replies': { perMinute: 50, burst: 5 },
+  'views.publish': { perMinute: 100, burst: 10 },
 } as const satisfies Record<string, Limit>;
 
 /**
@@ -33,7 +34,8 @@ export type LimitedCall =
         | 'chat.update'
         | 'chat.postEphemeral'
         | 'conversations.history'
-        | 'conversations.replies';
+        | 'conversations.replies'
+        | 'views.publish';
     };
 
 /**

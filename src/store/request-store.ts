@@ -809,6 +809,56 @@ export class RequestStore {
       createdAt: iso(row.created_at),
     }));
   }
+
+  // ——— a person's Home: their queue, their requests, the last decisions ———
+
+  /**
+   * Requests `approverId` may approve at `now` by the rules on the request (pending, not
+   * expired, not theirs, not already approved by them), oldest first, with how many there are.
+   */
+  async pendingFor(
+    approverId: string,
+    now: Date,
+    limit: number,
+  ): Promise<{ requests: PaymentRequest[]; total: number }> {
+    const rows = await this.#db.query<Row & { total: unknown }>(
+      `select ${REQUEST_COLUMNS}, count(*) over () as total from payment_requests r
+        where r.status = 'pending' and r.expires_at > $2 and r.requester_id <> $1
+          and not exists (select 1 from approvals a where a.request_id = r.id and a.approver_id = $1)
+        order by r.id limit $3`,
+      [approverId, now.toISOString(), limit],
+    );
+    return {
+      requests: rows.map((row) => this.#toRequest(row)),
+      total: Number(rows[0]?.total ?? 0),
+    };
+  }
+
+  /** `requesterId`'s latest requests, newest first, whatever their status. */
+  async requestsOf(requesterId: string, limit: number): Promise<PaymentRequest[]> {
+    const rows = await this.#db.query<Row>(
+      `${SELECT_REQUEST} where r.requester_id = $1 order by r.id desc limit $2`,
+      [requesterId, limit],
+    );
+    return rows.map((row) => this.#toRequest(row));
+  }
+
+  /**
+   * The latest requests decided (approved and sent, rejected, cancelled, expired) that `userId`
+   * requested, approved or decided, latest decision first.
+   */
+  async decisionsOf(userId: string, limit: number): Promise<PaymentRequest[]> {
+    const rows = await this.#db.query<Row>(
+      `${SELECT_REQUEST}
+       where r.status not in ('pending', 'executing')
+         and r.id in (select id from payment_requests where requester_id = $1
+                      union select id from payment_requests where decided_by = $1
+                      union select request_id from approvals where approver_id = $1)
+       order by r.updated_at desc, r.id desc limit $2`,
+      [userId, limit],
+    );
+    return rows.map((row) => this.#toRequest(row));
+  }
 }
 
 interface Row {

@@ -348,3 +348,29 @@ describe('signing and encryption keys', () => {
     ]);
   });
 });
+
+describe('PAYOPS_REMIND_AFTER', () => {
+  it('is 2 hours unless set, and reads s, m, h and d', () => {
+    expect(loadConfig(bot).approvals.remindAfterMs).toBe(7_200_000);
+    expect(loadConfig({ ...bot, PAYOPS_REMIND_AFTER: '30m' }).approvals.remindAfterMs).toBe(
+      1_800_000,
+    );
+    expect(loadConfig({ ...bot, PAYOPS_REMIND_AFTER: ' 1d ' }).approvals.remindAfterMs).toBe(
+      86_400_000,
+    );
+  });
+
+  it('refuses what is not a duration, or one out of bounds, saying what it takes', () => {
+    for (const value of ['2', '2 h', '1.5h', '2w', '-1h']) {
+      expect(botProblems({ ...bot, PAYOPS_REMIND_AFTER: value })).toEqual([
+        'PAYOPS_REMIND_AFTER must be a duration such as 30m, 2h or 1d (a whole number and s, m, h or d)',
+      ]);
+    }
+    expect(botProblems({ ...bot, PAYOPS_REMIND_AFTER: '8d' })).toEqual([
+      'PAYOPS_REMIND_AFTER must be between 1s and 7d',
+    ]);
+    expect(botProblems({ ...bot, PAYOPS_REMIND_AFTER: '0s' })).toEqual([
+      'PAYOPS_REMIND_AFTER must be between 1s and 7d',
+    ]);
+  });
+});

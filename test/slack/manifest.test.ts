@@ -95,6 +95,7 @@ async function registered() {
     workflow,
     approvalsChannelId: 'C1234',
     readiness: async () => ({ ready: true, checks: {} }),
+    home: { opened: async () => {} },
   });
   return seen;
 }

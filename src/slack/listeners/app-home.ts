@@ -1,22 +1,21 @@
 import type { App } from '@slack/bolt';
-import { readCommandHelp } from '../../app/help.ts';
-import { renderHelp, renderNotAllowed } from '../blocks/messages.ts';
-import type { CommandDeps } from './commands.ts';
+import type { Logger } from '../../logger.ts';
+import type { HomeRefresher } from '../home-refresher.ts';
 
-export type AppHomeDeps = Omit<CommandDeps, 'channels' | 'approvals'>;
+export interface AppHomeDeps {
+  home: Pick<HomeRefresher, 'opened'>;
+  logger: Logger;
+}
 
-/** The Home tab shows each person what they may run, or whom to ask for access. */
+/**
+ * Opening the Home tab draws it (src/slack/home-refresher.ts): the person's queue, their requests
+ * and the last decisions, or whom to ask for access; it is redrawn whenever something in it changes.
+ */
 export function registerAppHome(app: App, deps: AppHomeDeps): void {
-  app.event('app_home_opened', async ({ event, client }) => {
+  app.event('app_home_opened', async ({ event }) => {
     if (event.tab !== 'home') return;
-    const access = await deps.access.check(deps.readers, event.user);
-    const { blocks } = access.allowed
-      ? renderHelp(readCommandHelp(deps.reads), deps.command)
-      : renderNotAllowed(deps.accessAdmin);
-    try {
-      await client.views.publish({ user_id: event.user, view: { type: 'home', blocks } });
-    } catch (error) {
-      deps.logger.warn({ err: error, userId: event.user }, 'could not publish the Home tab');
-    }
+    await deps.home.opened(event.user).catch((error) => {
+      deps.logger.warn({ err: error, userId: event.user }, 'could not record an opened Home tab');
+    });
   });
 }

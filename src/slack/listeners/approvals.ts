@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { App, BlockAction, ButtonAction, RespondFn } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
-import type { ApprovalWorkflow, Denied } from '../../app/approvals.ts';
+import type { ApprovalWorkflow, ApproveResult, ClickOrigin, Denied } from '../../app/approvals.ts';
 import type { AnswerTarget } from '../../app/outbox-port.ts';
 import type { ReadService } from '../../app/reads.ts';
 import { checkFreeText } from '../../domain/free-text.ts';
@@ -10,8 +10,9 @@ import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
 import { findList, recordIdentity } from '../../payments/response-shape.ts';
-import { checksText } from '../blocks/approval-card.ts';
+import { checksText, STATUS_WORDS } from '../blocks/approval-card.ts';
 import { escapeMrkdwn, freeText, notice, type SlackMessage } from '../blocks/format.ts';
+import { parseHomeButton } from '../blocks/home.ts';
 import {
   heldText,
   renderDirectoryUnavailable,
@@ -62,19 +63,45 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
         const id = requestIdOf(action.value);
         if (id === undefined)
           return tell(deps.logger, respond, 'That button does not name a request.');
-        await openModalThenFill(client, body.trigger_id, async () => {
-          const decision = await deps.workflow.canApprove(body.user.id);
-          if (!decision.allowed) {
-            return buildNoticeModal(
-              deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin),
-            );
-          }
-          // The click's origin travels with the form; the workflow checks it when the reason comes.
-          const view = buildRejectReasonModal(id);
-          view.private_metadata = JSON.stringify({ id, ...originOf(body) });
-          return view;
-        });
+        await openRejectForm(deps, client, body, id, originOf(body));
       });
+    },
+  );
+
+  // A Home tab has no response_url: what a click there did is told in a modal.
+  app.action<BlockAction<ButtonAction>>(
+    ACTION.homeApprove,
+    async ({ ack, body, action, client }) => {
+      await ack();
+      await answeredInModal(deps, client, body.trigger_id, async () => {
+        const button = parseHomeButton(action.value);
+        if (!button) return 'That button does not name a request.';
+        const result = await deps.workflow.approve(button.id, body.user.id, {
+          home: button.shown,
+        });
+        if (result.kind !== 'executed') return approvalAnswer(deps, button.id, result);
+        return `Your approval of #${button.id} completed it: payops made its one call to the provider (${STATUS_WORDS[result.request.status]}). Its approval message and your Home show what follows.`;
+      });
+    },
+  );
+
+  app.action<BlockAction<ButtonAction>>(
+    ACTION.homeReject,
+    async ({ ack, body, action, client }) => {
+      await ack();
+      const button = parseHomeButton(action.value);
+      if (!button) {
+        await answeredInModal(
+          deps,
+          client,
+          body.trigger_id,
+          async () => 'That button does not name a request.',
+        );
+        return;
+      }
+      await openRejectForm(deps, client, body, button.id, { home: button.shown }).catch((error) =>
+        deps.logger.error({ err: error, requestId: button.id }, 'the reject form failed to open'),
+      );
     },
   );
 
@@ -103,7 +130,7 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
     if (!form) return errors('This form is not for a known request.');
     if ('error' in reason) return errors(reason.error);
     if (!reason.text) return errors('Say why, so the requester can fix it.');
-    const decided = deps.workflow.reject(form.id, body.user.id, reason.text, form).then(
+    const decided = deps.workflow.reject(form.id, body.user.id, reason.text, form.origin).then(
       (result): RejectionAnswer => rejectionAnswer(deps, form.id, result),
       (error: unknown): RejectionAnswer => {
         deps.logger.error({ err: error, requestId: form.id }, 'rejecting failed inside payops');
@@ -126,10 +153,11 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
     // Past the deadline the form is closed; its outcome comes as a message instead (in the
     // channel of the Reject button, which is the approval message's).
     const answer = early ?? (await decided);
-    if (early === undefined && form.channelId) {
+    const channelId = 'channelId' in form.origin ? form.origin.channelId : undefined;
+    if (early === undefined && channelId) {
       const text = answer.refusal ?? `Request #${form.id} is rejected; nothing was sent.`;
       await client.chat
-        .postEphemeral({ channel: form.channelId, user: body.user.id, text })
+        .postEphemeral({ channel: channelId, user: body.user.id, text })
         .catch((error) => deps.logger.warn({ err: error }, 'could not tell a late rejection'));
     }
   });
@@ -319,19 +347,67 @@ function channelOfMetadata(privateMetadata: string): string | undefined {
 }
 
 /** The reject form's request and where its Reject button was clicked. */
-function rejectFormOf(
-  privateMetadata: string,
-): { id: number; channelId: string | undefined; messageTs: string | undefined } | undefined {
+function rejectFormOf(privateMetadata: string): { id: number; origin: ClickOrigin } | undefined {
   try {
     const parsed = JSON.parse(privateMetadata) as Record<string, unknown>;
     const id = requestIdOf(String(parsed.id));
+    if (id === undefined) return undefined;
+    if (parsed.home !== undefined) {
+      const home = parseHomeButton(JSON.stringify({ ...(parsed.home as object), id }));
+      return home && { id, origin: { home: home.shown } };
+    }
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-    return id === undefined
-      ? undefined
-      : { id, channelId: text(parsed.channelId), messageTs: text(parsed.messageTs) };
+    return { id, origin: { channelId: text(parsed.channelId), messageTs: text(parsed.messageTs) } };
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Opens the form asking a rejecting approver why, once their permission is checked. The click's
+ * origin travels with the form; the workflow checks it when the reason comes.
+ */
+function openRejectForm(
+  deps: ApprovalDeps,
+  client: WebClient,
+  body: BlockAction,
+  id: number,
+  origin: ClickOrigin,
+): Promise<void> {
+  return openModalThenFill(client, body.trigger_id, async () => {
+    const decision = await deps.workflow.canApprove(body.user.id);
+    if (!decision.allowed) {
+      return buildNoticeModal(deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
+    }
+    const view = buildRejectReasonModal(id);
+    view.private_metadata = JSON.stringify({ id, ...origin });
+    return view;
+  });
+}
+
+/**
+ * A click whose answer is a modal (a Home tab's): "one moment" at once, then `answer`'s text. A
+ * failure inside payops is logged with a reference the modal shows.
+ */
+async function answeredInModal(
+  deps: ApprovalDeps,
+  client: WebClient,
+  triggerId: string,
+  answer: () => Promise<string>,
+): Promise<void> {
+  const reference = randomUUID().slice(0, 8);
+  await openModalThenFill(client, triggerId, async () => {
+    try {
+      return buildNoticeModal(await answer());
+    } catch (error) {
+      deps.logger.error({ err: error, reference }, 'interaction failed inside payops');
+      return buildNoticeModal(
+        `Something failed inside payops (reference ${reference}). Check the request's approval message before doing anything else.`,
+      );
+    }
+  }).catch((error) =>
+    deps.logger.warn({ err: error }, 'could not show the answer to a Home click'),
+  );
 }
 
 /** A rejection's outcome: why nothing changed, if it did not. */
@@ -393,34 +469,30 @@ async function approve(
   const id = requestIdOf(action.value);
   if (id === undefined) return tell(deps.logger, respond, 'That button does not name a request.');
   const result = await deps.workflow.approve(id, body.user.id, originOf(body));
+  // An executed request is told on its card and in the requester's thread, through the outbox.
+  if (result.kind !== 'executed')
+    await tell(deps.logger, respond, approvalAnswer(deps, id, result));
+}
+
+/** What the approver is told of a click that did not execute the request. */
+function approvalAnswer(
+  deps: ApprovalDeps,
+  id: number,
+  result: Exclude<ApproveResult, { kind: 'executed' }>,
+): string {
   switch (result.kind) {
     case 'not_allowed':
-      return tell(deps.logger, respond, deniedText(result, deps.accessAdmin));
+      return deniedText(result, deps.accessAdmin);
     case 'not_found':
-      return tell(deps.logger, respond, `Request #${id} does not exist.`);
+      return `Request #${id} does not exist.`;
     case 'refused':
-      return tell(deps.logger, respond, result.reason);
+      return result.reason;
     case 'held':
-      return tell(
-        deps.logger,
-        respond,
-        heldText(`Your approval of #${id} was not counted (it stays pending)`, result.twin),
-      );
+      return heldText(`Your approval of #${id} was not counted (it stays pending)`, result.twin);
     case 'frozen':
-      return tell(
-        deps.logger,
-        respond,
-        `Payments are frozen (${result.freeze.reason ?? 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`,
-      );
+      return `Payments are frozen (${result.freeze.reason ?? 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`;
     case 'recorded':
-      return tell(
-        deps.logger,
-        respond,
-        `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`,
-      );
-    case 'executed':
-      // Its card and the requester's thread are told through the outbox.
-      return;
+      return `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`;
   }
 }
 

@@ -1,0 +1,172 @@
+import type { HomeView } from '@slack/types';
+import { ErrorCode, type WebAPIPlatformError, type WebClient } from '@slack/web-api';
+import type { AccessControl, AccessDecision, RoleMembers } from '../app/access.ts';
+import type { ApprovalWorkflow } from '../app/approvals.ts';
+import { readCommandHelp } from '../app/help.ts';
+import type { ReadService } from '../app/reads.ts';
+import { WakeUp } from '../lib/wake-up.ts';
+import type { Logger } from '../logger.ts';
+import type { HomeStore } from '../store/home-store.ts';
+import type { FreezeNotice } from './blocks/approval-card.ts';
+import { renderHome } from './blocks/home.ts';
+import { renderDirectoryUnavailable, renderHelp, renderNotAllowed } from './blocks/messages.ts';
+import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
+
+/**
+ * Keeps each Home tab as its owner would see it now. Every process runs one: it turns the
+ * changes the store recorded (from any replica) into stale Homes, claims some — one process
+ * draws a given Home at a time — and publishes them within Slack's limit for views.publish, a
+ * Home at most once per MIN_INTERVAL_MS however busy its requests are.
+ */
+
+export interface HomeRefresherDeps {
+  homes: HomeStore;
+  workflow: ApprovalWorkflow;
+  access: AccessControl;
+  readers: RoleMembers;
+  reads: ReadService;
+  command: string;
+  accessAdmin: string;
+  /** The kill switch as every pending card shows it. */
+  freeze(): Promise<FreezeNotice | undefined>;
+  /** A WebClient that neither retries nor waits out 429s itself (the outbox's). */
+  client: WebClient;
+  limiter: SlackRateLimiter;
+  logger: Logger;
+  /** The workflow's clock: what has expired. */
+  now?: () => Date;
+}
+
+const POLL_MS = 1_000;
+const MIN_INTERVAL_MS = 2_000;
+const CLAIM_LEASE_MS = 15_000;
+const CHANGES_PER_PASS = 1_000;
+const HOMES_PER_PASS = 20;
+/** The queue drawn in full (cards beyond what a Home holds are counted, not drawn). */
+const QUEUE_LIMIT = 12;
+const OWN_REQUESTS = 10;
+const LAST_DECISIONS = 5;
+const PUBLISH: readonly LimitedCall[] = [{ method: 'views.publish' }];
+/** Slack will not show this person a Home from payops until something changes on its side. */
+const FOR_GOOD = new Set(['not_enabled', 'user_not_found', 'account_inactive', 'user_disabled']);
+
+export class HomeRefresher {
+  readonly #deps: HomeRefresherDeps;
+  readonly #now: () => Date;
+  #running = false;
+  #loop: Promise<void> = Promise.resolve();
+  readonly #wakeUp = new WakeUp();
+
+  constructor(deps: HomeRefresherDeps) {
+    this.#deps = deps;
+    this.#now = deps.now ?? (() => new Date());
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.#loop = this.#run();
+  }
+
+  async stop(): Promise<void> {
+    this.#running = false;
+    this.#wakeUp.wake();
+    await this.#loop;
+  }
+
+  /** Something changed: look now rather than at the next poll. */
+  nudge(): void {
+    this.#wakeUp.wake();
+  }
+
+  /** `userId` opened their Home: it is drawn at once, and kept current from now on. */
+  async opened(userId: string): Promise<void> {
+    await this.#deps.homes.opened(userId);
+    this.nudge();
+  }
+
+  /** One pass: the changes recorded so far marked, then the stale Homes claimed and drawn. */
+  async refreshDue(): Promise<number> {
+    const { homes } = this.#deps;
+    while ((await homes.absorbChanges(CHANGES_PER_PASS)) === CHANGES_PER_PASS);
+    const users = await homes.claimStale(HOMES_PER_PASS, MIN_INTERVAL_MS, CLAIM_LEASE_MS);
+    await Promise.all(users.map((userId) => this.#publish(userId)));
+    return users.length;
+  }
+
+  async #run(): Promise<void> {
+    while (this.#running) {
+      await this.refreshDue().catch((error) =>
+        this.#deps.logger.error({ err: error }, 'Home tabs could not be refreshed; trying again'),
+      );
+      if (!this.#running) break;
+      await this.#wakeUp.sleep(POLL_MS);
+    }
+  }
+
+  async #publish(userId: string): Promise<void> {
+    const { homes, limiter, client, logger } = this.#deps;
+    try {
+      if ((await limiter.take(PUBLISH)) > 0) return await homes.release(userId, false);
+      const { view, isApprover } = await this.homeOf(userId);
+      await client.views.publish({ user_id: userId, view });
+      await homes.published(userId, isApprover);
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      const slackError =
+        code === ErrorCode.PlatformError ? (error as WebAPIPlatformError).data.error : undefined;
+      if (slackError && FOR_GOOD.has(slackError)) {
+        logger.warn({ userId, slackError }, 'Slack refuses this Home tab; drawn again when opened');
+        await homes.forget(userId).catch(() => undefined);
+        return;
+      }
+      if (code === ErrorCode.RateLimitedError) {
+        const ms = Math.max(1, (error as { retryAfter: number }).retryAfter) * 1000;
+        await limiter.block(PUBLISH, ms).catch(() => undefined);
+      }
+      logger.warn({ err: error, userId }, 'a Home tab could not be drawn; tried again soon');
+      await homes.release(userId, true).catch(() => undefined);
+    }
+  }
+
+  /** What `userId`'s Home shows now, and whether they are an approver. */
+  async homeOf(userId: string): Promise<{ view: HomeView; isApprover: boolean }> {
+    const { workflow, access } = this.#deps;
+    const store = workflow.store;
+    const now = this.#now();
+    const [approver, requester, reader] = await Promise.all([
+      workflow.canApprove(userId),
+      workflow.canRequest(userId),
+      access.check(this.#deps.readers, userId),
+    ]);
+    const decisions = [approver, requester, reader];
+    const isApprover = approver.allowed;
+    if (!decisions.some((decision) => decision.allowed)) {
+      return { view: { type: 'home', blocks: this.#refusal(decisions).blocks }, isApprover };
+    }
+    const [queue, own, decided, freeze] = await Promise.all([
+      isApprover ? store.pendingFor(userId, now, QUEUE_LIMIT) : undefined,
+      store.requestsOf(userId, OWN_REQUESTS),
+      store.decisionsOf(userId, LAST_DECISIONS),
+      this.#deps.freeze(),
+    ]);
+    const view = renderHome({
+      queue,
+      own: requester.allowed || own.length > 0 ? own : undefined,
+      decisions: decided,
+      freeze,
+      help: reader.allowed
+        ? renderHelp(readCommandHelp(this.#deps.reads), this.#deps.command)
+        : undefined,
+      now,
+    });
+    return { view, isApprover };
+  }
+
+  #refusal(decisions: readonly AccessDecision[]) {
+    const unavailable = decisions.some(
+      (decision) => !decision.allowed && decision.reason === 'directory_unavailable',
+    );
+    return unavailable ? renderDirectoryUnavailable() : renderNotAllowed(this.#deps.accessAdmin);
+  }
+}

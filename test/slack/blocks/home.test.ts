@@ -1,0 +1,102 @@
+import type { ActionsBlock, Button, KnownBlock } from '@slack/types';
+import { describe, expect, it } from 'vitest';
+import type { PaymentRequest } from '../../../src/domain/approval.ts';
+import { renderApprovalCard } from '../../../src/slack/blocks/approval-card.ts';
+import { parseHomeButton, renderHome } from '../../../src/slack/blocks/home.ts';
+import { renderHelp } from '../../../src/slack/blocks/messages.ts';
+import { ACTION } from '../../../src/slack/interaction-ids.ts';
+import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
+import { testSigner } from '../../helpers/requests.ts';
+
+const NOW = new Date('2026-03-01T12:00:00.000Z');
+
+function request(id: number, overrides: Partial<PaymentRequest> = {}): PaymentRequest {
+  const body = JSON.stringify({ ...EXAMPLE_CALLS.createPayout.body, amount: `${id}.00` });
+  return {
+    id,
+    operationId: 'createPayout',
+    path: {},
+    body,
+    fingerprint: testSigner.fingerprint('createPayout', {}, body),
+    holdKey: testSigner.holdKey('createPayout', {}, body),
+    requesterId: 'U01',
+    status: 'pending',
+    requiredApprovals: 2,
+    approvals: [{ userId: 'U03', at: '2026-03-01T11:00:00.000Z', seal: undefined }],
+    createdAt: '2026-03-01T10:00:00.000Z',
+    expiresAt: '2026-03-02T10:00:00.000Z',
+    channelId: 'C1',
+    messageTs: '1700000000.000100',
+    decidedBy: undefined,
+    reason: undefined,
+    outcome: undefined,
+    reconciliation: undefined,
+    updatedAt: '2026-03-01T11:00:00.000Z',
+    ...overrides,
+  };
+}
+
+const buttons = (blocks: readonly KnownBlock[]) =>
+  blocks.flatMap((block) => (block.type === 'actions' ? (block as ActionsBlock).elements : []));
+
+describe('the Home tab', () => {
+  it('stays within 100 blocks however long the queue, and says how many more wait', () => {
+    const queue = Array.from({ length: 12 }, (_, index) => request(index + 1));
+    const view = renderHome({
+      queue: { requests: queue, total: 40 },
+      own: Array.from({ length: 10 }, (_, index) => request(100 + index, { status: 'submitted' })),
+      decisions: Array.from({ length: 5 }, (_, index) =>
+        request(200 + index, { status: 'rejected' }),
+      ),
+      freeze: undefined,
+      help: renderHelp([{ usage: 'wallets', summary: 'List wallets', available: true }], '/pay'),
+      now: NOW,
+    });
+    expect(view.blocks.length).toBeLessThanOrEqual(100);
+    const text = JSON.stringify(view.blocks);
+    const shown = buttons(view.blocks).filter((b) => b.action_id === ACTION.homeApprove).length;
+    expect(shown).toBeGreaterThan(0);
+    expect(text).toContain(`${40 - shown} more requests waiting for you`);
+    expect(text).toContain('Your requests');
+    expect(text).toContain('Last decisions');
+    expect(text).toContain('/pay commands');
+  });
+
+  it('draws each queued request as its card, its buttons the Home’s, naming what was shown', () => {
+    const queued = request(7);
+    const view = renderHome({
+      queue: { requests: [queued], total: 1 },
+      own: undefined,
+      decisions: [],
+      freeze: undefined,
+      help: undefined,
+      now: NOW,
+    });
+    const card = renderApprovalCard(queued, { now: NOW });
+    const [approve, reject] = buttons(view.blocks) as Button[];
+    const [cardApprove] = buttons(card.blocks) as Button[];
+    expect(approve?.action_id).toBe(ACTION.homeApprove);
+    expect(reject?.action_id).toBe(ACTION.homeReject);
+    expect(approve?.confirm).toEqual(cardApprove?.confirm);
+    expect(parseHomeButton(approve?.value)).toEqual({
+      id: 7,
+      shown: { fingerprint: queued.fingerprint, approvals: 1 },
+    });
+    // Apart from its buttons, the card's blocks as they are.
+    const withoutActions = (blocks: readonly KnownBlock[]) =>
+      blocks.filter((block) => block.type !== 'actions' && block.type !== 'divider');
+    expect(withoutActions(view.blocks).slice(1)).toEqual(withoutActions(card.blocks));
+  });
+
+  it('reads back only the buttons it made', () => {
+    for (const value of [
+      '',
+      '12',
+      '{"id":"12","fingerprint":"f","approvals":0}',
+      '{"id":1}',
+      '[]',
+    ]) {
+      expect(parseHomeButton(value)).toBeUndefined();
+    }
+  });
+});

@@ -108,7 +108,10 @@ async function readList(
   const listPath = OPERATIONS[operationId].path;
   const query = {
     ...(operationId === 'listTransfers' ? { limit: TRANSFERS_PAGE_SIZE } : {}),
-    ...(sync ? { sync: true } : {}),
+    // Only on the lists the spec offers it for (not payouts).
+    ...(sync && OPERATIONS[operationId].query.some((param) => param.name === 'sync')
+      ? { sync: true }
+      : {}),
   };
   const read: ListRead = { records: [], pages: 0, unfinished: undefined };
   // The first page is asked for with no paging parameters.

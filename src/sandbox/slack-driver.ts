@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Server } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { keepForLeakScan } from './leak-trail.ts';
 import type { SlackEmulation } from './slack.ts';
 import { isObject, type JsonObject } from './slack-workspace.ts';
 
@@ -68,6 +69,7 @@ export async function sendSlackRequest(
   const started = performance.now();
   const response = await fetch(target, { method: 'POST', headers, body });
   const text = await response.text();
+  keepForLeakScan('bot-answers', text);
   return { status: response.status, body: text, ackMs: performance.now() - started };
 }
 

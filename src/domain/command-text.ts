@@ -1,3 +1,4 @@
+import { maskLongNumbers } from './masking.ts';
 /**
  * Splits the text typed after a slash command into words, `field=value` pairs and `--flags`.
  * Values may be quoted with straight or typographic quotes (Slack clients often turn `"`
@@ -115,7 +116,11 @@ function splitQuoted(text: string): { pieces: Piece[] } | TextError {
   return { pieces };
 }
 
-/** Shortens user text quoted back in a message. */
+/**
+ * User text quoted back in a message: shortened, and any account-like number in it masked, since
+ * people type one where it does not belong (an answer is still a Slack message).
+ */
 export function clip(text: string, max = 40): string {
-  return text.length > max ? `${text.slice(0, max)}…` : text;
+  const masked = maskLongNumbers(text);
+  return masked.length > max ? `${masked.slice(0, max)}…` : masked;
 }

@@ -1,6 +1,7 @@
 import { type RunningBot, startBot } from '../bot.ts';
 import { generateKeyEnv, loadConfig, secretsOf } from '../config.ts';
 import { createLogger } from '../logger.ts';
+import { keepForLeakScan, leakScanOn } from './leak-trail.ts';
 import {
   type PaymentsSandbox,
   SANDBOX_BUSINESS,
@@ -89,14 +90,28 @@ export function rehearsalEnv(
 export async function startRehearsal(options: RehearsalOptions = {}): Promise<Rehearsal> {
   const sandbox = await startPaymentsSandbox(options.sandbox);
   const slack = await startSlackEmulation(options.slack);
-  const env = { ...rehearsalEnv(sandbox, slack), ...options.env };
+  // Under the leak scan, every bot logs all it can (to the scan alone, unless asked for).
+  const scanned = leakScanOn();
+  const env = {
+    ...rehearsalEnv(sandbox, slack),
+    ...(scanned ? { LOG_LEVEL: 'trace' } : {}),
+    ...options.env,
+  };
   let bot: RunningBot;
   try {
     const config = loadConfig(env);
+    const secrets = secretsOf(config);
+    keepForLeakScan('secrets', secrets);
+    const destination = options.logDestination ?? (scanned ? undefined : process.stderr);
     const logger = createLogger({
       level: config.logging.level,
-      secrets: secretsOf(config),
-      destination: options.logDestination ?? process.stderr,
+      secrets,
+      destination: {
+        write(line: string) {
+          keepForLeakScan('logs', line.trimEnd());
+          destination?.write(line);
+        },
+      },
     });
     bot = await startBot(config, logger, options.now ? { now: options.now } : {});
   } catch (error) {

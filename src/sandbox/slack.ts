@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { keepForLeakScan } from './leak-trail.ts';
 import { SlackDriver } from './slack-driver.ts';
 import {
   type ApiArgs,
@@ -570,15 +571,17 @@ export class SlackEmulation {
         : args === undefined
           ? { status: 200, reply: { ok: false, error: 'invalid_json' } }
           : this.apiAnswer(method, args, req.headers.authorization, fault);
-    // Recorded before answering, so a bot that awaited the call always finds it recorded.
-    this.record(this.recordedCalls, {
+    const call: ApiCall = {
       method,
       args: args ?? {},
       at: this.now(),
       status: answer.status,
       response: answer.reply,
       ...(fault?.drop ? { dropped: true } : {}),
-    });
+    };
+    keepForLeakScan('slack-calls', call);
+    // Recorded before answering, so a bot that awaited the call always finds it recorded.
+    this.record(this.recordedCalls, call);
     if (fault?.drop) {
       res.destroy();
       return;
@@ -634,7 +637,9 @@ export class SlackEmulation {
     const text = raw.toString('utf8');
     const body = parseJson(text) ?? text;
     const answer = this.workspace.postToResponseUrl(id, body);
-    this.record(this.responsePosts, { id, body, at: this.now(), status: answer.status });
+    const post: ResponseUrlPost = { id, body, at: this.now(), status: answer.status };
+    keepForLeakScan('response-urls', post);
+    this.record(this.responsePosts, post);
     res.writeHead(answer.status, { 'Content-Type': 'text/plain' }).end(answer.body);
   }
 
@@ -645,6 +650,7 @@ export class SlackEmulation {
     res: ServerResponse,
   ): Promise<void> {
     const bytes = await uploadedBytes(req.headers['content-type'], raw);
+    keepForLeakScan('files', bytes);
     if (!this.workspace.receiveUpload(fileId, bytes)) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('file_not_found');
       return;

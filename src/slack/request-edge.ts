@@ -83,7 +83,7 @@ function screening(signingSecret: string, replays: ReplayGuard) {
     } catch {
       return 400;
     }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return 400;
+    if (!isObject(body) || !slackShaped(body)) return 400;
     // Slack's unsigned SSL check, answered by Bolt: nothing is verified, so nothing is recorded.
     if ((body as { ssl_check?: unknown }).ssl_check === '1') return 'pass';
     const timestampSec = Number(req.headers['x-slack-request-timestamp']);
@@ -91,6 +91,40 @@ function screening(signingSecret: string, replays: ReplayGuard) {
     const signature = String(req.headers['x-slack-signature']);
     return (await replays.firstSeen(signature, timestampSec)) ? 'pass' : 'replay';
   };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Fields Bolt reads as objects, unchecked: anything else there fails inside it (a 500). */
+const OBJECT_FIELDS = ['view', 'user', 'channel', 'container', 'message', 'event'];
+/** Names that reach Bolt's and our lookups as keys: never a Slack id. */
+const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * What every request Slack sends looks like, as far as Bolt relies on it: a string `type`,
+ * objects where it reads objects, `actions` a list of objects, a shortcut with its callback id,
+ * and no id that is an object's own key.
+ */
+function slackShaped(body: Record<string, unknown>): boolean {
+  if (body.type !== undefined && typeof body.type !== 'string') return false;
+  if (OBJECT_FIELDS.some((key) => body[key] !== undefined && !isObject(body[key]))) return false;
+  if (
+    body.actions !== undefined &&
+    !(Array.isArray(body.actions) && body.actions.every(isObject))
+  ) {
+    return false;
+  }
+  if (
+    (body.type === 'shortcut' || body.type === 'message_action') &&
+    typeof body.callback_id !== 'string'
+  ) {
+    return false;
+  }
+  return !Object.entries(body).some(
+    ([key, value]) => key.endsWith('_id') && typeof value === 'string' && PROTOTYPE_KEYS.has(value),
+  );
 }
 
 function pathOf(req: IncomingMessage): string {

@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => r.close());
 
 describe('logs at trace level, Bolt debug output included', () => {
-  it('never carry the API key, a Slack token or secret, or an account number', async () => {
+  it('never carry the API key, a Slack token or secret, a payops key, or an account number', async () => {
     await ask(r, 'wallets');
     await ask(
       r,
@@ -47,6 +47,8 @@ describe('logs at trace level, Bolt debug output included', () => {
       SANDBOX_KEY.full,
       r.slack.config.botToken,
       r.slack.config.signingSecret,
+      r.env.PAYOPS_SIGNING_KEY as string,
+      (r.env.PAYOPS_ENCRYPTION_KEY as string).replace(/^k1:/, ''),
       ACCOUNT,
       ROUTING,
       'Jane Roe',

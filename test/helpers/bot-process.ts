@@ -1,8 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { type AddressInfo, createServer } from 'node:net';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { npmStartCommand } from '../../bench/processes.ts';
+import { loadConfig, secretsOf } from '../../src/config.ts';
+import { keepForLeakScan, leakScanOn } from '../../src/sandbox/leak-trail.ts';
 import type { PaymentsSandbox, RecordedRequest } from '../../src/sandbox/payments-api.ts';
 import { REHEARSAL_APPROVALS_CHANNEL, rehearsalEnv } from '../../src/sandbox/rehearsal.ts';
 import type { BlockActionResult, SlackDriver, SlackEmulation } from '../../src/sandbox/slack.ts';
@@ -28,13 +31,17 @@ export function npmStartArguments(): string[] {
   return [...nodeOptions, script];
 }
 
-/** The rehearsal's environment, logging warnings; each process gets its own port when spawned. */
+/**
+ * The rehearsal's environment, logging warnings (everything under the leak scan, which reads
+ * it); each process gets its own port when spawned.
+ */
 export function payopsEnvironment(
   sandbox: PaymentsSandbox,
   slack: SlackEmulation,
   overrides: Record<string, string>,
 ): Record<string, string> {
-  return { ...rehearsalEnv(sandbox, slack), LOG_LEVEL: 'warn', ...overrides };
+  const level = leakScanOn() ? 'trace' : 'warn';
+  return { ...rehearsalEnv(sandbox, slack), LOG_LEVEL: level, ...overrides };
 }
 
 export interface Exit {
@@ -68,11 +75,14 @@ export class PayopsProcess {
       env: { PATH: process.env.PATH ?? '', ...env, PORT: String(port) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (leakScanOn()) keepForLeakScan('secrets', secretsIn(env));
     const record = (chunk: Buffer) => {
       this.#output += chunk.toString();
     };
-    this.#child.stdout?.on('data', record);
-    this.#child.stderr?.on('data', record);
+    for (const stream of [this.#child.stdout, this.#child.stderr]) {
+      stream?.on('data', record);
+      keepWhenEnded(stream);
+    }
     // The last resort: whatever happens to the tests, this process dies with them.
     const killOnExit = () => this.#child.kill('SIGKILL');
     process.once('exit', killOnExit);
@@ -124,6 +134,23 @@ export class PayopsProcess {
   crash(): Promise<Exit> {
     if (!this.#exit) this.#child.kill('SIGKILL');
     return this.exited;
+  }
+}
+
+/** What a process prints, for the leak scan: each stream whole, as a chunk may cut a secret in two. */
+function keepWhenEnded(stream: Readable | null): void {
+  if (stream === null || !leakScanOn()) return;
+  const chunks: Buffer[] = [];
+  stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+  stream.once('end', () => keepForLeakScan('logs', Buffer.concat(chunks)));
+}
+
+/** The secrets a process is configured with; none when its configuration is refused. */
+function secretsIn(env: Record<string, string>): string[] {
+  try {
+    return secretsOf(loadConfig(env));
+  } catch {
+    return [];
   }
 }
 

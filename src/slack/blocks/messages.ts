@@ -1,4 +1,5 @@
 import type { UnsettledTwin } from '../../domain/approval.ts';
+import { clip } from '../../domain/command-text.ts';
 import type { Scope } from '../../domain/operations.ts';
 import type { PaymentsApiError } from '../../payments/errors.ts';
 import {
@@ -96,7 +97,7 @@ export function renderUnknown(
   suggestion: string | undefined,
   command: string,
 ): SlackMessage {
-  const typed = code(`${command} ${word}`, 60);
+  const typed = code(clip(`${command} ${word}`, 60), 62);
   const hint = suggestion ? ` Did you mean ${code(`${command} ${suggestion}`)}?` : '';
   return notice(
     `${typed} is not a payops command.${hint} Type \`${escapeMrkdwn(command)} help\` to see what you can run.`,

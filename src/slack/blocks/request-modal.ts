@@ -243,11 +243,16 @@ function selectOptions(listed: readonly Option[], initial: string | undefined): 
   }));
 }
 
-/** `field → value` exactly as typed or chosen; empty inputs are left out. */
+/**
+ * `field → value` exactly as typed or chosen; empty inputs are left out. The state comes in a
+ * payload, so a block or input that is not an object (`null`) is skipped, not read.
+ */
 export function readModalValues(state: ModalState): Record<string, string> {
   const entries: Array<[string, string]> = [];
   for (const block of Object.values(state.values)) {
+    if (!isRecord(block)) continue;
     for (const [field, input] of Object.entries(block)) {
+      if (!isRecord(input)) continue;
       const value = input.type === 'static_select' ? input.selected_option?.value : input.value;
       if (typeof value === 'string' && value !== '') entries.push([field, value]);
     }

@@ -263,6 +263,15 @@ describe('readModalValues', () => {
     expect(readModalValues(state)).toEqual({});
   });
 
+  it('skips a block or an input that is null, as a forged payload may carry', () => {
+    const values = readModalValues(
+      JSON.parse(
+        '{"values": {"note": null, "amount": {"amount": null}, "currency": {"currency": {"type": "plain_text_input", "value": "USDC"}}}}',
+      ),
+    );
+    expect(values).toEqual({ currency: 'USDC' });
+  });
+
   it('a field named __proto__ comes back as an ordinary field, not a prototype', () => {
     const values = readModalValues({
       values: { x: JSON.parse('{"__proto__": {"type": "plain_text_input", "value": "v"}}') },

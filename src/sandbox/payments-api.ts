@@ -19,6 +19,7 @@ import {
 import {
   type Business,
   createSandboxState,
+  type Movement,
   newId,
   SANDBOX_KEYS,
   type SandboxKey,
@@ -106,6 +107,13 @@ export interface PaymentsSandbox {
   addFault(fault: Fault): void;
   clearFaults(): void;
   setLatency(ms: number): void;
+  /**
+   * Moves a payout, transfer or deposit to `status` (any word, as a provider may use) from now
+   * on, instead of the timed steps; false when no record has that id.
+   */
+  setRecordStatus(id: string, status: string): boolean;
+  /** Takes a payout, transfer or deposit out of its list for good; false when there is none. */
+  removeRecord(id: string): boolean;
   /** Also destroys hung and open sockets, so it never blocks. */
   close(): Promise<void>;
 }
@@ -343,6 +351,31 @@ class SandboxServer implements PaymentsSandbox {
 
   forgetRequests(): void {
     this.requests.length = 0;
+  }
+
+  setRecordStatus(id: string, status: string): boolean {
+    const movement = this.movementsHolding(id)?.find((each) => each.id === id);
+    if (movement) movement.fixedStatus = status;
+    return movement !== undefined;
+  }
+
+  removeRecord(id: string): boolean {
+    const movements = this.movementsHolding(id);
+    movements?.splice(
+      movements.findIndex((each) => each.id === id),
+      1,
+    );
+    return movements !== undefined;
+  }
+
+  /** The collection of movements, of any business, that holds the record `id`. */
+  private movementsHolding(id: string): Movement[] | undefined {
+    for (const business of this.state.businesses.values()) {
+      for (const movements of [business.deposits, business.transfers, business.payouts]) {
+        if (movements.some((each) => each.id === id)) return movements;
+      }
+    }
+    return undefined;
   }
 
   async close(): Promise<void> {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseRoleMembers, type RoleMembers } from './app/access.ts';
+import { DEFAULT_FINAL_STATUSES } from './domain/follow.ts';
 import { isScope, SCOPES, type Scope } from './domain/operations.ts';
 
 /**
@@ -389,6 +390,24 @@ const slackEnvSchema = z.object({
   PAYOPS_SLACK_RATE_SCALE: wholeNumber('PAYOPS_SLACK_RATE_SCALE', 1, 1, 1_000),
 });
 
+const DAY_MS = 86_400_000;
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = {
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+  d: DAY_MS,
+};
+const DEFAULT_FOLLOW_FOR_MS = 7 * DAY_MS;
+const MIN_FOLLOW_FOR_MS = 60_000;
+const MAX_FOLLOW_FOR_MS = 90 * DAY_MS;
+
+/** `7d`, `24h`, `30m`, `90s` in milliseconds; undefined for anything else. */
+function durationMs(text: string): number | undefined {
+  const match = /^(\d{1,6})\s*([smhd])$/i.exec(text);
+  const unit = match && DURATION_UNITS_MS[(match[2] as string).toLowerCase()];
+  return match && unit ? Number(match[1]) * unit : undefined;
+}
+
 const approvalsEnvSchema = z.object({
   PAYOPS_REQUESTERS: roleList('PAYOPS_REQUESTERS', true),
   PAYOPS_APPROVERS: roleList('PAYOPS_APPROVERS', true),
@@ -404,6 +423,46 @@ const approvalsEnvSchema = z.object({
     .transform((value) => value?.trim() || undefined),
   PAYOPS_EXECUTION_LEASE_MS: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),
   PAYOPS_SWEEP_INTERVAL_MS: wholeNumber('PAYOPS_SWEEP_INTERVAL_MS', 30_000, 100, 3_600_000),
+  PAYOPS_FINAL_STATUSES: z
+    .string()
+    .optional()
+    .transform((value, ctx): ReadonlySet<string> => {
+      if (value === undefined || value.trim() === '') return new Set(DEFAULT_FINAL_STATUSES);
+      const words = listEntries(value);
+      const bad = positionsOf(words, (word) => !/^[\p{L}\p{N}][\p{L}\p{N} _.-]{0,63}$/u.test(word));
+      if (words.length === 0 || bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            words.length === 0
+              ? 'PAYOPS_FINAL_STATUSES names no status: list the provider statuses after which a record no longer changes, e.g. completed,failed,returned'
+              : badEntriesProblem(
+                  'PAYOPS_FINAL_STATUSES',
+                  bad,
+                  'not a status word (letters, digits, spaces, _ . -; at most 64 characters)',
+                ),
+        });
+        return z.NEVER;
+      }
+      return new Set(words.map((word) => word.toLowerCase()));
+    }),
+  PAYOPS_FOLLOW_FOR: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === '') return DEFAULT_FOLLOW_FOR_MS;
+      const parsed = durationMs(value.trim());
+      if (parsed === undefined || parsed < MIN_FOLLOW_FOR_MS || parsed > MAX_FOLLOW_FOR_MS) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            'PAYOPS_FOLLOW_FOR must be a duration such as 7d, 24h or 30m, between 1m and 90d',
+        });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  PAYOPS_FOLLOW_INTERVAL_MS: wholeNumber('PAYOPS_FOLLOW_INTERVAL_MS', 60_000, 100, 3_600_000),
 });
 
 const storeEnvSchema = z.object({
@@ -560,6 +619,16 @@ export interface ApprovalsConfig {
   sweepIntervalMs: number;
 }
 
+/** Following submitted writes at the provider until a final status (by reading). */
+export interface FollowConfig {
+  /** Lower case. */
+  finalStatuses: ReadonlySet<string>;
+  /** Following stops this long after it started, final status or not. */
+  forMs: number;
+  /** How often each record is read while it changes (15 minutes once unchanged for an hour). */
+  intervalMs: number;
+}
+
 export interface StoreConfig {
   /** PostgreSQL when set; otherwise embedded PGlite in `dataDir`. */
   databaseUrl: string | undefined;
@@ -603,6 +672,7 @@ export interface EncryptionConfig {
 export interface Config extends PaymentsToolConfig {
   slack: SlackConfig;
   approvals: ApprovalsConfig;
+  follow: FollowConfig;
   store: StoreConfig;
   /** Keys the fingerprints and the audit chain. */
   signingKey: Buffer;
@@ -672,6 +742,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       policyFile: a.PAYOPS_POLICY_FILE,
       executionLeaseMs: a.PAYOPS_EXECUTION_LEASE_MS,
       sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
+    }),
+    follow: Object.freeze({
+      finalStatuses: a.PAYOPS_FINAL_STATUSES,
+      forMs: a.PAYOPS_FOLLOW_FOR,
+      intervalMs: a.PAYOPS_FOLLOW_INTERVAL_MS,
     }),
     ...toStoreToolConfig(stored.data, keys.data),
   });

@@ -1,6 +1,6 @@
 import { fieldsOf, type PaymentRequest, type Reconciliation } from '../domain/approval.ts';
 import { compareDecimal, isDecimalString } from '../domain/decimal.ts';
-import { OPERATIONS, type OperationSpec } from '../domain/operations.ts';
+import { OPERATIONS, type OperationId, type OperationSpec } from '../domain/operations.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
 import { findList, isRecord, recordIdentity, scalarText } from '../payments/response-shape.ts';
@@ -27,12 +27,7 @@ export async function reconcile(
   }
   let items: unknown[];
   try {
-    const query = {
-      ...(spec.reconcileWith === 'listTransfers' ? { limit: 100 } : {}),
-      ...(options.sync ? { sync: true } : {}),
-    };
-    const response = await client.call(spec.reconcileWith, { query });
-    items = findList(response.body)?.items ?? [];
+    items = await readWriteList(client, spec.reconcileWith, options);
   } catch (error) {
     if (!(error instanceof PaymentsApiError)) throw error;
     return {
@@ -41,7 +36,7 @@ export async function reconcile(
       detail: `could not read ${OPERATIONS[spec.reconcileWith].path}: ${error.userMessage()}`,
     };
   }
-  const matches = items.filter((item) => showsEffectOf(item, request, spec));
+  const matches = recordsShowing(items, request);
   const where = OPERATIONS[spec.reconcileWith].path;
   if (matches.length === 0) {
     return {
@@ -66,6 +61,29 @@ export async function reconcile(
     providerStatus: identity.status,
     detail: `${identity.id ?? 'a record'} in ${where} shows it: it was executed`,
   };
+}
+
+/**
+ * The records of the list where a write's effect shows (its `reconcileWith`), as the provider
+ * lists them now; `sync` asks it to synchronise first. Throws the client's `PaymentsApiError`.
+ */
+export async function readWriteList(
+  client: PaymentsClient,
+  list: OperationId,
+  options: { sync?: boolean } = {},
+): Promise<unknown[]> {
+  const query = {
+    ...(list === 'listTransfers' ? { limit: 100 } : {}),
+    ...(options.sync ? { sync: true } : {}),
+  };
+  const response = await client.call(list, { query });
+  return findList(response.body)?.items ?? [];
+}
+
+/** The records among `items` that show this request's effect: one is it, several are ambiguous. */
+export function recordsShowing(items: readonly unknown[], request: PaymentRequest): unknown[] {
+  const spec: OperationSpec = OPERATIONS[request.operationId];
+  return items.filter((item) => showsEffectOf(item, request, spec));
 }
 
 /** Words a provider may use for a record switched off, and on. */

@@ -19,6 +19,7 @@ import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
 import { scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION } from '../interaction-ids.ts';
+import { followNoticeText, providerStatusLine } from './follow-lines.ts';
 import {
   amountText,
   code,
@@ -122,6 +123,7 @@ export function renderApprovalCard(
   const blocks: KnownBlock[] = [header(requestTitle(request))];
   if (context.freeze && freezeStops(request)) blocks.push(section(freezeBanner(context.freeze)));
   blocks.push(section(statusText(request, context.now)));
+  if (request.follow) blocks.push(section(providerStatusLine(request.follow)));
   blocks.push(...requestBlocks(request, labels));
   if (labels.payee) blocks.push(section(payeeText(labels.payee)));
   if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
@@ -564,7 +566,8 @@ export function renderThreadUpdate(
 ): { text: string } {
   const lead = `${person(request.requesterId)} #${request.id}`;
   const line = isStatus(event) ? THREAD_LINES[event] : THREAD_LINES[request.status];
-  return { text: truncate(`${lead} ${line(request)}`, 3000) };
+  const told = followNoticeText(request.follow, event) ?? line(request);
+  return { text: truncate(`${lead} ${told}`, 3000) };
 }
 
 function isStatus(event: string): event is RequestStatus {

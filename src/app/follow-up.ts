@@ -63,6 +63,11 @@ export class Follower {
     const claimed = await store.claimDue(instanceId, CLAIM_LEASE_MS, intervalMs, PASS_LIMIT);
     const byList = new Map<OperationId, ClaimedFollowUp[]>();
     for (const followUp of claimed) {
+      // Final from the start (the write's answer said so), or by a newer PAYOPS_FINAL_STATUSES.
+      if (followUp.status && isFinalStatus(followUp.status, this.#deps.finalStatuses)) {
+        await store.stopAtFinal(followUp.requestId, followUp.status);
+        continue;
+      }
       byList.set(followUp.listOperation, [...(byList.get(followUp.listOperation) ?? []), followUp]);
     }
     const changes = await Promise.all(
@@ -130,12 +135,8 @@ export class Follower {
     const { id, status } = recordIdentity(found.record);
     const look = { requestId, listed: true, providerId: id };
     if (status === undefined) return { look, told: false };
+    if (status === followUp.status) return { look, told: false };
     const final = isFinalStatus(status, this.#deps.finalStatuses);
-    if (status === followUp.status) {
-      // Final already when first told (in the write's answer), or by a newer PAYOPS_FINAL_STATUSES.
-      if (final) await this.#deps.store.stopAtFinal(requestId, status);
-      return { look, told: false };
-    }
     const told = await this.#deps.store.recordChange(requestId, followUp.status, status, final, id);
     if (told) {
       this.#deps.logger.info(

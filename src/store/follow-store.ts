@@ -207,7 +207,7 @@ const STOP_OVERDUE = `
 const STOP_AT_FINAL = `
   with stopped as (
     update follow_ups
-       set stopped_reason = 'final_status', stopped_at = now(),
+       set stopped_reason = 'final_status', stopped_at = now(), claimed_by = null, claimed_until = null,
            history = case when jsonb_array_length(history) = 0 then history
              else jsonb_set(history, array[(jsonb_array_length(history) - 1)::text, 'final'], 'true') end
      where request_id = $1 and last_status = $2 and stopped_reason is null

@@ -62,6 +62,8 @@ export interface FollowResult {
   /** Reads of the payouts list (all of them: payops reads nothing else to follow). */
   listReads: number;
   readsPerMinute: number;
+  /** Payouts followed: the burst's and the warm-up's. */
+  followed: number;
   /** Slack calls after the burst's outcomes: the follow-up's notices and card redraws. */
   slackCalls: number;
   /** Requests whose final status was never told; changes told more than once. */
@@ -143,6 +145,7 @@ export async function runBurst(
       measured,
       started,
       callsBefore + calls.length,
+      plan.requests + warmUp,
     );
     const { floorSec, floorBucket } = floorOf(calls, plan.scale);
     const callsByMethod: Record<string, number> = {};
@@ -262,7 +265,8 @@ async function approveAsCardsAppear(
 
 /**
  * Waits until every request of `expected` has its final status at the provider told in its
- * thread (the sandbox completes a payout 10 s after it is made), then counts what following cost.
+ * thread (the sandbox completes a payout 10 s after it is made), then counts what following
+ * cost; `followed` payouts in all (the warm-up's too) are followed meanwhile.
  */
 async function followToFinal(
   slack: SlackEmulation,
@@ -270,6 +274,7 @@ async function followToFinal(
   expected: ReadonlySet<string>,
   started: number,
   callsBefore: number,
+  followed: number,
 ): Promise<FollowResult> {
   const finals = new Set<string>();
   let lastFinalMs = 0;
@@ -299,6 +304,7 @@ async function followToFinal(
     lastFinalSec: lastFinalMs / 1000,
     listReads,
     readsPerMinute: listReads / windowMin,
+    followed,
     slackCalls: slack.calls.length - callsBefore,
     finalLost: expected.size - finals.size,
     changesDuplicated: [...changes.values()].filter((count) => count > 1).length,

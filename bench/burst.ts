@@ -1,4 +1,4 @@
-import { startPaymentsSandbox } from '../src/sandbox/payments-api.ts';
+import { type PaymentsSandbox, startPaymentsSandbox } from '../src/sandbox/payments-api.ts';
 import { rehearsalEnv } from '../src/sandbox/rehearsal.ts';
 import {
   type ApiCall,
@@ -6,7 +6,7 @@ import {
   type SlackEmulation,
   startSlackEmulation,
 } from '../src/sandbox/slack.ts';
-import { CARD_EVENT, NOTICE_EVENT } from '../src/slack/outbox.ts';
+import { CARD_EVENT, FOLLOW_NOTICE_EVENT, NOTICE_EVENT } from '../src/slack/outbox.ts';
 import { type LatencySummary, type LoadWorker, sleep, summarize } from './load.ts';
 import type { ChildApp } from './processes.ts';
 import { APPROVALS_CHANNEL, type BuiltRequest, SlackRequests } from './slack-requests.ts';
@@ -49,6 +49,26 @@ export interface BurstResult {
   clickAcks: LatencySummary;
   /** Commands whose ack was not 200 (shed, refused, timed out). */
   failedCommands: number;
+  follow: FollowResult;
+}
+
+/**
+ * Following on, as deployed (PAYOPS_FOLLOW_INTERVAL_MS's default): from the burst's start until
+ * every payout's final status at the provider is told in its thread.
+ */
+export interface FollowResult {
+  /** From the burst's start to the last final status told. */
+  lastFinalSec: number;
+  /** Reads of the payouts list (all of them: payops reads nothing else to follow). */
+  listReads: number;
+  readsPerMinute: number;
+  /** Payouts followed: the burst's and the warm-up's. */
+  followed: number;
+  /** Slack calls after the burst's outcomes: the follow-up's notices and card redraws. */
+  slackCalls: number;
+  /** Requests whose final status was never told; changes told more than once. */
+  finalLost: number;
+  changesDuplicated: number;
 }
 
 /** Requests made and approved on each replica before the burst. */
@@ -65,6 +85,9 @@ const FINAL = /submitted to the provider|refused by the provider|outcome unknown
 
 /** A bound on the wait for the last outcome, well past any floor a plan here implies. */
 const GIVE_UP_AFTER_MS = 5 * 60_000;
+
+/** A bound on the wait for every final status: past a few follow intervals (a minute each). */
+const FOLLOW_GIVE_UP_AFTER_MS = 4 * 60_000;
 
 /**
  * `startPayops` starts one payops child against this sandbox and emulation (its environment
@@ -116,6 +139,14 @@ export async function runBurst(
       clickAcks,
     );
     const calls = slack.calls.slice(callsBefore);
+    const follow = await followToFinal(
+      slack,
+      sandbox,
+      measured,
+      started,
+      callsBefore + calls.length,
+      plan.requests + warmUp,
+    );
     const { floorSec, floorBucket } = floorOf(calls, plan.scale);
     const callsByMethod: Record<string, number> = {};
     for (const call of calls) callsByMethod[call.method] = (callsByMethod[call.method] ?? 0) + 1;
@@ -139,6 +170,7 @@ export async function runBurst(
       commandAcks: summarize(sent.latencies),
       clickAcks: summarize(clickAcks),
       failedCommands: sent.failed,
+      follow,
     };
   } finally {
     await Promise.all(apps.map((app) => app.stop()));
@@ -229,6 +261,59 @@ async function approveAsCardsAppear(
     }
   }
   return { lastCardMs, lastOutcomeMs };
+}
+
+/**
+ * Waits until every request of `expected` has its final status at the provider told in its
+ * thread (the sandbox completes a payout 10 s after it is made), then counts what following
+ * cost; `followed` payouts in all (the warm-up's too) are followed meanwhile.
+ */
+async function followToFinal(
+  slack: SlackEmulation,
+  sandbox: PaymentsSandbox,
+  expected: ReadonlySet<string>,
+  started: number,
+  callsBefore: number,
+  followed: number,
+): Promise<FollowResult> {
+  const finals = new Set<string>();
+  let lastFinalMs = 0;
+  const deadline = performance.now() + FOLLOW_GIVE_UP_AFTER_MS;
+  while (finals.size < expected.size && performance.now() < deadline) {
+    for (const message of slack.channel(APPROVALS_CHANNEL).messages) {
+      const id = markOf(message, FOLLOW_NOTICE_EVENT);
+      if (id === undefined || !expected.has(id) || finals.has(id)) continue;
+      if (!/It is a final status/.test(message.text ?? '')) continue;
+      finals.add(id);
+      lastFinalMs = performance.now() - started;
+    }
+    await sleep(200);
+  }
+  const changes = new Map<string, number>();
+  for (const message of slack.channel(APPROVALS_CHANNEL).messages) {
+    const id = markOf(message, FOLLOW_NOTICE_EVENT);
+    if (id === undefined || !expected.has(id)) continue;
+    const change = `${id} ${String(eventOf(message))}`;
+    changes.set(change, (changes.get(change) ?? 0) + 1);
+  }
+  const listReads = sandbox.requests.filter(
+    (request) => request.operationId === 'listPayouts' && request.hrAt >= started,
+  ).length;
+  const windowMin = (performance.now() - started) / 60_000;
+  return {
+    lastFinalSec: lastFinalMs / 1000,
+    listReads,
+    readsPerMinute: listReads / windowMin,
+    followed,
+    slackCalls: slack.calls.length - callsBefore,
+    finalLost: expected.size - finals.size,
+    changesDuplicated: [...changes.values()].filter((count) => count > 1).length,
+  };
+}
+
+function eventOf(message: { metadata?: unknown }): unknown {
+  return (message.metadata as { event_payload?: Record<string, unknown> } | undefined)
+    ?.event_payload?.event;
 }
 
 /** The request a message of payops's is about, by its metadata, if it is of this type. */

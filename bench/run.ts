@@ -263,6 +263,26 @@ function report(results: StoreResults[], mode: string): string[] {
       }
     }
   }
+  console.log(
+    '\nFollowing each burst payout to its final status (PAYOPS_FOLLOW_INTERVAL_MS default, 60 s; the sandbox completes a payout in 10 s)',
+  );
+  console.log(
+    '| store | replicas | last final told (s) | payouts list reads | reads / minute | follow Slack calls / followed payout | Slack calls / request in all | finals lost | changes duplicated |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const { bursts } of results) {
+    for (const b of bursts) {
+      const f = b.follow;
+      console.log(
+        `| ${b.store} | ${b.replicas} | ${f.lastFinalSec.toFixed(1)} | ${f.listReads} | ${f.readsPerMinute.toFixed(2)} | ${(f.slackCalls / f.followed).toFixed(2)} | ${(b.slackCalls / b.requests + f.slackCalls / f.followed).toFixed(2)} | ${f.finalLost} | ${f.changesDuplicated} |`,
+      );
+      if (f.finalLost + f.changesDuplicated > 0) {
+        misses.push(
+          `${b.store} burst, ${b.replicas} replica(s): ${f.finalLost} final statuses never told, ${f.changesDuplicated} told twice`,
+        );
+      }
+    }
+  }
   console.log('\nSlack answering every chat.* call with 500, then recovering (Slack limits ×1)');
   console.log(
     '| store | outage (s) | requests | failed calls | last card after (s) | last outcome after (s) | cards lost/dup | outcomes lost/dup | payouts |',

@@ -6,6 +6,7 @@ import { AccessControl } from './app/access.ts';
 import { ApprovalWorkflow } from './app/approvals.ts';
 import { approverSupply } from './app/approver-supply.ts';
 import { runFirstChecks } from './app/first-checks.ts';
+import { Follower } from './app/follow-up.ts';
 import { ReadService } from './app/reads.ts';
 import { type Config, secretsOf } from './config.ts';
 import { ApproverShortageError, approverShortage, loadPolicy } from './domain/policy.ts';
@@ -21,6 +22,7 @@ import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
 import { HomeRefresher } from './slack/home-refresher.ts';
 import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
 import { SlackRateLimiter } from './slack/rate-limits.ts';
+import { FollowStore } from './store/follow-store.ts';
 import { HomeStore } from './store/home-store.ts';
 import { migrate } from './store/migrate.ts';
 import { openStore } from './store/open-store.ts';
@@ -31,6 +33,8 @@ import { remindDue } from './store/reminder-store.ts';
 import { ReplayStore } from './store/replay-store.ts';
 import { type FreezeState, RequestStore } from './store/request-store.ts';
 
+/** The longest a follow-up waits past its due time before a look. */
+const FOLLOW_LOOK_MAX_MS = 5_000;
 /** How long a `/readyz` answer about the provider is reused, so probes do not hammer it. */
 const PROVIDER_PROBE_TTL_MS = 5_000;
 
@@ -206,6 +210,24 @@ export async function startBot(
       clearInterval(sweeper);
       await sweeping;
     });
+    closing.push(
+      startFollowing(
+        new Follower({
+          store: new FollowStore(db),
+          requests: store,
+          client: payments,
+          keyScopes,
+          finalStatuses: config.follow.finalStatuses,
+          followForMs: config.follow.forMs,
+          intervalMs: config.follow.intervalMs,
+          instanceId,
+          logger,
+          onChange: () => outbox?.nudge(),
+        }),
+        config.follow.intervalMs,
+        logger,
+      ),
+    );
     running.start();
     closing.push(() => running.stop());
     homes.start();
@@ -239,6 +261,37 @@ export async function startBot(
     await closeAll();
     throw error;
   }
+}
+
+/**
+ * Looks for due follow-ups a few times per interval (a due one waits at most a fraction of it),
+ * one pass at a time; resolves with what stops it.
+ */
+function startFollowing(
+  follower: Follower,
+  intervalMs: number,
+  logger: Logger,
+): () => Promise<unknown> {
+  let following: Promise<unknown> = Promise.resolve();
+  let busy = false;
+  const timer = setInterval(
+    () => {
+      if (busy) return;
+      busy = true;
+      following = follower
+        .followDue()
+        .catch((error) => logger.error({ err: error }, 'following failed; trying again'))
+        .finally(() => {
+          busy = false;
+        });
+    },
+    Math.min(intervalMs, FOLLOW_LOOK_MAX_MS),
+  );
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await following;
+  };
 }
 
 /** Whether the provider answers; reused for a few seconds so probes do not hammer it. */

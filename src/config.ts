@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { parseRoleMembers, type RoleMembers } from './app/access.ts';
+import { DEFAULT_FINAL_STATUSES } from './domain/follow.ts';
 import { isScope, SCOPES, type Scope } from './domain/operations.ts';
 
 /**
@@ -425,6 +426,8 @@ const slackEnvSchema = z.object({
   PAYOPS_SLACK_RATE_SCALE: wholeNumber('PAYOPS_SLACK_RATE_SCALE', 1, 1, 1_000),
 });
 
+const DAY_MS = 86_400_000;
+
 const approvalsEnvSchema = z.object({
   PAYOPS_REQUESTERS: roleList('PAYOPS_REQUESTERS', true),
   PAYOPS_APPROVERS: roleList('PAYOPS_APPROVERS', true),
@@ -445,6 +448,31 @@ const approvalsEnvSchema = z.object({
     .optional()
     .transform((value) => value ?? 'warn'),
   PAYOPS_REMIND_AFTER: duration('PAYOPS_REMIND_AFTER', 2 * 3_600_000, '1s', '7d'),
+  PAYOPS_FINAL_STATUSES: z
+    .string()
+    .optional()
+    .transform((value, ctx): ReadonlySet<string> => {
+      if (value === undefined || value.trim() === '') return new Set(DEFAULT_FINAL_STATUSES);
+      const words = listEntries(value);
+      const bad = positionsOf(words, (word) => !/^[\p{L}\p{N}][\p{L}\p{N} _.-]{0,63}$/u.test(word));
+      if (words.length === 0 || bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message:
+            words.length === 0
+              ? 'PAYOPS_FINAL_STATUSES names no status: list the provider statuses after which a record no longer changes, e.g. completed,failed,returned'
+              : badEntriesProblem(
+                  'PAYOPS_FINAL_STATUSES',
+                  bad,
+                  'not a status word (letters, digits, spaces, _ . -; at most 64 characters)',
+                ),
+        });
+        return z.NEVER;
+      }
+      return new Set(words.map((word) => word.toLowerCase()));
+    }),
+  PAYOPS_FOLLOW_FOR: duration('PAYOPS_FOLLOW_FOR', 7 * DAY_MS, '1m', '90d'),
+  PAYOPS_FOLLOW_INTERVAL_MS: wholeNumber('PAYOPS_FOLLOW_INTERVAL_MS', 60_000, 100, 3_600_000),
 });
 
 const storeEnvSchema = z.object({
@@ -605,6 +633,16 @@ export interface ApprovalsConfig {
   remindAfterMs: number;
 }
 
+/** Following submitted writes at the provider until a final status (by reading). */
+export interface FollowConfig {
+  /** Lower case. */
+  finalStatuses: ReadonlySet<string>;
+  /** Following stops this long after it started, final status or not. */
+  forMs: number;
+  /** How often each record is read while it changes (15 minutes once unchanged for an hour). */
+  intervalMs: number;
+}
+
 export interface StoreConfig {
   /** PostgreSQL when set; otherwise embedded PGlite in `dataDir`. */
   databaseUrl: string | undefined;
@@ -648,6 +686,7 @@ export interface EncryptionConfig {
 export interface Config extends PaymentsToolConfig {
   slack: SlackConfig;
   approvals: ApprovalsConfig;
+  follow: FollowConfig;
   store: StoreConfig;
   /** Keys the fingerprints and the audit chain. */
   signingKey: Buffer;
@@ -719,6 +758,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       sweepIntervalMs: a.PAYOPS_SWEEP_INTERVAL_MS,
       preflight: a.PAYOPS_PREFLIGHT,
       remindAfterMs: a.PAYOPS_REMIND_AFTER,
+    }),
+    follow: Object.freeze({
+      finalStatuses: a.PAYOPS_FINAL_STATUSES,
+      forMs: a.PAYOPS_FOLLOW_FOR,
+      intervalMs: a.PAYOPS_FOLLOW_INTERVAL_MS,
     }),
     ...toStoreToolConfig(stored.data, keys.data),
   });

@@ -25,7 +25,7 @@ export const MAX_RECONCILE_PAGES = 10;
 /** The spec's example `limit` for transfers: the one value known to be accepted. */
 const TRANSFERS_PAGE_SIZE = 50;
 
-interface ListRead {
+export interface ListRead {
   records: unknown[];
   pages: number;
   /** Why the list was not read to its end, when it was not. */
@@ -47,7 +47,10 @@ export async function reconcile(
   const approvedAt = request.approvals.at(-1)?.at ?? request.createdAt;
   let read: ListRead;
   try {
-    read = await readList(client, spec.reconcileWith, Date.parse(approvedAt), options.sync);
+    read = await readWriteList(client, spec.reconcileWith, {
+      since: Date.parse(approvedAt),
+      sync: options.sync,
+    });
   } catch (error) {
     if (!(error instanceof PaymentsApiError)) throw error;
     return {
@@ -95,16 +98,17 @@ export async function reconcile(
 }
 
 /**
- * The list, page after page as its replies say, until its end, `MAX_RECONCILE_PAGES`, or a
- * newest-first list reaching records older than the approval. A failing first page throws; a
- * later one leaves the read unfinished.
+ * The list where a write's effect shows, page after page as its replies say, until its end,
+ * `MAX_RECONCILE_PAGES`, or a newest-first list reaching records older than `since` (ms; 0 for
+ * none). `sync` asks for a fresh look where the spec offers it. A failing first page throws
+ * (`PaymentsApiError`); a later one leaves the read unfinished.
  */
-async function readList(
+export async function readWriteList(
   client: PaymentsClient,
   operationId: OperationId,
-  approvedAt: number,
-  sync: boolean | undefined,
+  options: { since: number; sync?: boolean | undefined },
 ): Promise<ListRead> {
+  const { since: approvedAt, sync } = options;
   const listPath = OPERATIONS[operationId].path;
   const query = {
     ...(operationId === 'listTransfers' ? { limit: TRANSFERS_PAGE_SIZE } : {}),

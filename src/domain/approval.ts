@@ -1,3 +1,4 @@
+import type { ProviderFollow } from './follow.ts';
 import type { WriteOperationId } from './operations.ts';
 import type { PayeeCheck } from './payee.ts';
 import type { WindowRaise } from './policy.ts';
@@ -124,6 +125,8 @@ export interface PaymentRequest {
   reconciliation: Reconciliation | undefined;
   /** Names for the identifiers in the request, for people; never sent. */
   labels?: RequestLabels | undefined;
+  /** Its record at the provider, followed after it was submitted (or found). */
+  follow?: ProviderFollow | undefined;
   updatedAt: string;
 }
 

@@ -19,6 +19,7 @@ import {
 import {
   type Business,
   createSandboxState,
+  type Movement,
   newId,
   SANDBOX_KEYS,
   type SandboxKey,
@@ -112,6 +113,13 @@ export interface PaymentsSandbox {
   setLatency(ms: number): void;
   /** How lists show their records and pages from now on: see `ListView`. */
   setListView(view: ListView): void;
+  /**
+   * Moves a payout, transfer or deposit to `status` (any word, as a provider may use) from now
+   * on, instead of the timed steps; false when no record has that id.
+   */
+  setRecordStatus(id: string, status: string): boolean;
+  /** Takes a payout, transfer or deposit out of its list for good; false when there is none. */
+  removeRecord(id: string): boolean;
   /** Also destroys hung and open sockets, so it never blocks. */
   close(): Promise<void>;
 }
@@ -355,6 +363,31 @@ class SandboxServer implements PaymentsSandbox {
 
   forgetRequests(): void {
     this.requests.length = 0;
+  }
+
+  setRecordStatus(id: string, status: string): boolean {
+    const movement = this.movementsHolding(id)?.find((each) => each.id === id);
+    if (movement) movement.fixedStatus = status;
+    return movement !== undefined;
+  }
+
+  removeRecord(id: string): boolean {
+    const movements = this.movementsHolding(id);
+    movements?.splice(
+      movements.findIndex((each) => each.id === id),
+      1,
+    );
+    return movements !== undefined;
+  }
+
+  /** The collection of movements, of any business, that holds the record `id`. */
+  private movementsHolding(id: string): Movement[] | undefined {
+    for (const business of this.state.businesses.values()) {
+      for (const movements of [business.deposits, business.transfers, business.payouts]) {
+        if (movements.some((each) => each.id === id)) return movements;
+      }
+    }
+    return undefined;
   }
 
   async close(): Promise<void> {

@@ -10,6 +10,7 @@ import {
 import type { RoleMembers } from '../app/access.ts';
 import type { Delivery, OutboxPort } from '../app/outbox-port.ts';
 import type { PaymentRequest } from '../domain/approval.ts';
+import { parseFollowEvent } from '../domain/follow.ts';
 import { maskLongNumbers } from '../domain/masking.ts';
 import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
@@ -53,6 +54,8 @@ export interface OutboxDeps {
 /** The metadata event types that mark payops's own messages, to find them again. */
 export const CARD_EVENT = 'payops_approval_card';
 export const NOTICE_EVENT = 'payops_notice';
+/** A notice about the request's record at the provider (its status followed), with its `event`. */
+export const FOLLOW_NOTICE_EVENT = 'payops_provider_status';
 
 /** Slack calls of the dispatcher fail after this long (their outcome is then unknown). */
 export const DISPATCH_CALL_TIMEOUT_MS = 10_000;
@@ -370,6 +373,7 @@ export class SlackOutbox {
     if (isReminderEvent(event) && request.status !== 'pending') return { kind: 'delivered' };
     const channel = delivery.channelId as string;
     const thread = delivery.messageTs as string;
+    const eventType = parseFollowEvent(delivery.event) ? FOLLOW_NOTICE_EVENT : NOTICE_EVENT;
     if (delivery.maybePosted) {
       const found = await this.#lookFor(
         (cursor) =>
@@ -380,7 +384,7 @@ export class SlackOutbox {
             limit: 200,
             ...(cursor ? { cursor } : {}),
           }),
-        (message) => marks(message, NOTICE_EVENT, 'delivery_id', delivery.id),
+        (message) => marks(message, eventType, 'delivery_id', delivery.id),
       );
       if (found) return { kind: 'delivered' };
       delivery.maybePosted = false;
@@ -392,8 +396,12 @@ export class SlackOutbox {
         ? renderReminder(request, event, this.#deps.approvers, freeze)
         : renderThreadUpdate(request, event)),
       metadata: {
-        event_type: NOTICE_EVENT,
-        event_payload: { delivery_id: delivery.id, request_id: request.id },
+        event_type: eventType,
+        event_payload: {
+          delivery_id: delivery.id,
+          request_id: request.id,
+          ...(eventType === FOLLOW_NOTICE_EVENT && { event: delivery.event }),
+        },
       },
     });
     return { kind: 'delivered' };

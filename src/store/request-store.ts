@@ -11,6 +11,12 @@ import {
 } from '../domain/approval.ts';
 import type { WriteOperationId } from '../domain/operations.ts';
 import type { Database, Queryable } from './database.ts';
+import {
+  FOLLOW_STATE,
+  type FollowStateRow,
+  startFollowing,
+  toProviderFollow,
+} from './follow-store.ts';
 import { enqueueCardUpdate, enqueueNotice } from './outbox-store.ts';
 import type { PayloadCipher } from './payload-cipher.ts';
 
@@ -101,7 +107,8 @@ const REQUEST_ROW_COLUMNS = REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1');
 
 const REQUEST_COLUMNS = `${REQUEST_ROW_COLUMNS}, coalesce(
     (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at, 'seal', a.seal) order by a.approved_at)
-       from approvals a where a.request_id = r.id), '[]'::json) as approval_list`;
+       from approvals a where a.request_id = r.id), '[]'::json) as approval_list,
+  ${FOLLOW_STATE} as follow_state`;
 
 /** An audit row's columns as every statement that writes one names them. */
 const INSERT_AUDIT =
@@ -231,6 +238,8 @@ const FINISH_EXECUTION = `
     ${enqueueCardUpdate('finished')}
   ), told as (
     ${enqueueNotice('finished', '$2')}
+  ), followed as (
+    ${startFollowing("(select id, operation_id from finished where $2 = 'submitted')", "$3::jsonb->>'providerId'", "$3::jsonb->>'providerStatus'")}
   )
   select ${REQUEST_COLUMNS} from finished r`;
 
@@ -528,6 +537,17 @@ export class RequestStore {
       if (reconciliation.result === 'found') {
         await tx.query(paidPayees('payment_requests where id = $1'), [id]);
       }
+      // Found by a read: its record is followed from now on, like a submitted write's.
+      if (reconciliation.result === 'found' && resolvedBy === undefined) {
+        await tx.query(
+          startFollowing(
+            '(select id, operation_id from payment_requests where id = $1)',
+            '$2::text',
+            '$3::text',
+          ),
+          [id, reconciliation.providerId ?? null, reconciliation.providerStatus ?? null],
+        );
+      }
       // The requester is told when something was learnt, not at every fruitless look.
       const learnt =
         resolvedBy !== undefined || ['found', 'ambiguous'].includes(reconciliation.result);
@@ -781,6 +801,7 @@ export class RequestStore {
       outcome: row.outcome ?? undefined,
       reconciliation: row.reconciliation ?? undefined,
       labels: row.labels ?? undefined,
+      follow: toProviderFollow(row.follow_state),
       updatedAt: iso(row.updated_at),
     };
   }
@@ -882,6 +903,7 @@ interface Row {
   reconciliation: Reconciliation | null;
   labels: RequestLabels | null;
   approval_list: Array<{ userId: string; at: string; seal: string | null }> | string;
+  follow_state?: FollowStateRow | string | null;
 }
 
 interface AuditRow {

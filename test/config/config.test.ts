@@ -374,3 +374,47 @@ describe('PAYOPS_REMIND_AFTER', () => {
     ]);
   });
 });
+
+describe('following submitted writes', () => {
+  it('defaults to the usual final statuses, seven days and a read a minute', () => {
+    const { follow } = loadConfig(bot);
+    expect([...follow.finalStatuses]).toEqual(
+      expect.arrayContaining(['completed', 'settled', 'returned', 'canceled', 'cancelled']),
+    );
+    expect(follow.forMs).toBe(7 * 24 * 3_600_000);
+    expect(follow.intervalMs).toBe(60_000);
+  });
+
+  it('reads final statuses case-insensitively and durations in days, hours, minutes or seconds', () => {
+    const { follow } = loadConfig({
+      ...bot,
+      PAYOPS_FINAL_STATUSES: ' Completed , FUNDS_RETURNED,paid out ',
+      PAYOPS_FOLLOW_FOR: '36h',
+      PAYOPS_FOLLOW_INTERVAL_MS: '5000',
+    });
+    expect([...follow.finalStatuses]).toEqual(['completed', 'funds_returned', 'paid out']);
+    expect(follow.forMs).toBe(36 * 3_600_000);
+    expect(follow.intervalMs).toBe(5_000);
+    expect(loadConfig({ ...bot, PAYOPS_FOLLOW_FOR: '30m' }).follow.forMs).toBe(1_800_000);
+  });
+
+  it('refuses what it cannot read, saying what it wants', () => {
+    expect(
+      botProblems({
+        ...bot,
+        PAYOPS_FINAL_STATUSES: 'completed,<!channel>',
+        PAYOPS_FOLLOW_FOR: '7 days',
+        PAYOPS_FOLLOW_INTERVAL_MS: '1m',
+      }),
+    ).toEqual([
+      'PAYOPS_FINAL_STATUSES: entry 2 is not a status word (letters, digits, spaces, _ . -; at most 64 characters)',
+      'PAYOPS_FOLLOW_FOR must be a duration such as 30m, 2h or 1d (a whole number and s, m, h or d)',
+      'PAYOPS_FOLLOW_INTERVAL_MS must be a whole number',
+    ]);
+    expect(botProblems({ ...bot, PAYOPS_FINAL_STATUSES: ' , ' })).toEqual([
+      'PAYOPS_FINAL_STATUSES names no status: list the provider statuses after which a record no longer changes, e.g. completed,failed,returned',
+    ]);
+    expect(botProblems({ ...bot, PAYOPS_FOLLOW_FOR: '91d' })).toHaveLength(1);
+    expect(botProblems({ ...bot, PAYOPS_FOLLOW_FOR: '10s' })).toHaveLength(1);
+  });
+});

@@ -418,6 +418,24 @@ describe('writes change state', () => {
     });
   });
 
+  it('a test moves a record through chosen statuses, any word, and can make it disappear', async () => {
+    const created = await call(sandbox, 'createPayout', { body: payoutBody('1.00') });
+    const id: string = created.json.id;
+    const listed = async () =>
+      (await call(sandbox, 'listPayouts')).json.data.find((p: { id: string }) => p.id === id);
+    expect(sandbox.setRecordStatus(id, 'in_review')).toBe(true);
+    expect((await listed())?.status).toBe('in_review');
+    clock += 10 * STATUS_STEP_MS;
+    // Set by hand: the clock no longer moves it.
+    expect((await listed())?.status).toBe('in_review');
+    expect(sandbox.setRecordStatus(id, 'FUNDS RETURNED')).toBe(true);
+    expect((await listed())?.status).toBe('FUNDS RETURNED');
+    expect(sandbox.removeRecord(id)).toBe(true);
+    expect(await listed()).toBeUndefined();
+    expect(sandbox.setRecordStatus(id, 'completed')).toBe(false);
+    expect(sandbox.removeRecord('po_nothing')).toBe(false);
+  });
+
   it('an amount sent as a JSON number is refused with 422 INVALID_AMOUNT', async () => {
     const { status, json } = await call(sandbox, 'createPayout', { body: payoutBody(10) });
     expect(status).toBe(422);

@@ -21,6 +21,7 @@ import type { PayeeCheck } from '../../domain/payee.ts';
 import type { WindowRaise } from '../../domain/policy.ts';
 import { scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION } from '../interaction-ids.ts';
+import { followNoticeText, providerStatusLine } from './follow-lines.ts';
 import {
   amountText,
   code,
@@ -126,6 +127,7 @@ export function renderApprovalCard(
   const blocks: KnownBlock[] = [header(requestTitle(request))];
   if (context.freeze && freezeStops(request)) blocks.push(section(freezeBanner(context.freeze)));
   blocks.push(section(statusText(request, context.now)));
+  if (request.follow) blocks.push(section(providerStatusLine(request.follow)));
   blocks.push(...requestBlocks(request, labels));
   if (labels.payee) blocks.push(section(payeeText(labels.payee)));
   if (labels.checks?.length) blocks.push(section(checksText(labels.checks)));
@@ -600,7 +602,8 @@ export function renderThreadUpdate(
 ): { text: string } {
   const lead = `${person(request.requesterId)} #${request.id}`;
   const line = isStatus(event) ? THREAD_LINES[event] : THREAD_LINES[request.status];
-  return { text: truncate(`${lead} ${line(request)}`, 3000) };
+  const told = followNoticeText(request.follow, event) ?? line(request);
+  return { text: truncate(`${lead} ${told}`, 3000) };
 }
 
 function isStatus(event: string): event is RequestStatus {

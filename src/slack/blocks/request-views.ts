@@ -10,11 +10,11 @@ import {
   statusText,
   when,
 } from './approval-card.ts';
+import { ago, providerHistoryLines } from './follow-lines.ts';
 import {
   amountText,
   code,
   counted,
-  escapeMrkdwn,
   freeText,
   inlineText,
   layOut,
@@ -68,13 +68,6 @@ function listItem(request: PaymentRequest): string {
   return `${what}\nRequested by ${person(request.requesterId)} ${ago(request.createdAt)} · ${approvals} · expires ${when(request.expiresAt)}`;
 }
 
-/** Slack's `{ago}` date token: "3 hours ago", right whenever the list is read. */
-function ago(iso: string): string {
-  const millis = Date.parse(iso);
-  if (Number.isNaN(millis)) return inlineText(iso, 40);
-  return `<!date^${Math.floor(millis / 1000)}^{ago}|${escapeMrkdwn(iso)}>`;
-}
-
 export function renderRequestDetail(
   request: PaymentRequest,
   history: HistoryEntry[],
@@ -83,7 +76,8 @@ export function renderRequestDetail(
   const events = history.map(historyLine);
   const messages =
     deliveries.length === 0 ? [] : ['*Slack messages*', ...deliveries.map(deliveryLine)];
-  const facts = [...requestBlocks(request), ...sectionsOfLines(messages)];
+  const provider = request.follow ? providerHistoryLines(request.follow) : [];
+  const facts = [...requestBlocks(request), ...sectionsOfLines([...provider, ...messages])];
   // The heading is the first unit, so it is laid out only when history follows it.
   const units = ['*History*', ...(events.length > 0 ? events : ['_No events recorded._'])];
   return layOut({

@@ -7,6 +7,7 @@ import {
   type RequestStatus,
   TRANSITIONS,
 } from '../../../src/domain/approval.ts';
+import type { ProviderFollow } from '../../../src/domain/follow.ts';
 import { BANKING_FIELDS, isWrite, OPERATION_IDS } from '../../../src/domain/operations.ts';
 import {
   MAX_BODY_LENGTH,
@@ -649,5 +650,109 @@ describe('property: any request renders within limits', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+/** Submitted request #12, its record followed at the provider as `follow` says. */
+function followed(follow: Partial<ProviderFollow>): PaymentRequest {
+  return request({
+    ...APPROVED,
+    status: 'submitted',
+    outcome: { status: 201, providerId: 'po_1', providerStatus: 'pending' },
+    follow: {
+      providerId: 'po_1',
+      status: 'pending',
+      history: [{ status: 'pending', seenAt: '2026-03-01T10:01:00.000Z' }],
+      startedAt: '2026-03-01T10:01:00.000Z',
+      lastCheckedAt: undefined,
+      lastListedAt: undefined,
+      disappearedAt: undefined,
+      lastError: undefined,
+      stoppedReason: undefined,
+      stoppedAt: undefined,
+      ...follow,
+    },
+  });
+}
+
+const followedCard = (message: PaymentRequest) => renderApprovalCard(message, { now: NOW });
+
+describe('a followed record', () => {
+  it('shows on the card its status, since when, and what it was, beside "submitted, not settled"', () => {
+    const message = followedCard(
+      followed({
+        status: 'processing',
+        history: [
+          { status: 'pending', seenAt: '2026-03-01T10:01:00.000Z' },
+          { status: 'processing', seenAt: '2026-03-01T10:05:00.000Z' },
+        ],
+      }),
+    );
+    expectValidMessage(message);
+    const text = allText(message);
+    expect(text).toContain('Submitted to the provider, not settled.');
+    expect(text).toContain(
+      "*Provider status:* `processing` · <!date^1772359500^{ago}|2026-03-01T10:05:00.000Z> (was `pending`) · payops reads the provider's list until it shows a final status",
+    );
+  });
+
+  it('a provider status is shown inert, whatever it holds', () => {
+    const hostile = '<!channel> *paid* `x` <https://evil.example|click>';
+    const request = followed({
+      status: hostile,
+      history: [
+        { status: 'pending', seenAt: '2026-03-01T10:01:00.000Z' },
+        { status: hostile, seenAt: '2026-03-01T10:05:00.000Z' },
+      ],
+    });
+    expectNoLiveMarkup(followedCard(request));
+    const notice = renderThreadUpdate(request, 'provider_status:2');
+    expectNoLiveMarkup({ text: notice.text.replace('<@U01>', ''), blocks: [] });
+  });
+
+  it('tells each change in the thread by its number, so a late notice still tells its own change', () => {
+    const request = followed({
+      status: 'returned',
+      history: [
+        { status: 'pending', seenAt: '2026-03-01T10:01:00.000Z' },
+        { status: 'processing', seenAt: '2026-03-01T10:05:00.000Z' },
+        { status: 'returned', seenAt: '2026-03-01T11:00:00.000Z', final: true },
+      ],
+      stoppedReason: 'final_status',
+      stoppedAt: '2026-03-01T11:00:00.000Z',
+    });
+    expect(renderThreadUpdate(request, 'provider_status:2').text).toBe(
+      '<@U01> #12 Provider status changed: `pending` → `processing`. payops keeps following it.',
+    );
+    expect(renderThreadUpdate(request, 'provider_status:3').text).toBe(
+      '<@U01> #12 Provider status changed: `processing` → `returned`. It is a final status: payops no longer follows it.',
+    );
+    expect(allText(followedCard(request))).toContain('(was `processing`) · final');
+  });
+
+  it.each([
+    {
+      what: 'its record missing',
+      follow: {
+        lastListedAt: '2026-03-01T10:02:00.000Z',
+        disappearedAt: '2026-03-01T10:03:00.000Z',
+      },
+      event: 'provider_missing',
+      notice:
+        '<@U01> #12 is no longer listed at the provider (last seen `pending`). payops keeps looking and will tell any new status; check it at the provider.',
+      onCard: ':warning: no longer listed at the provider since',
+    },
+    {
+      what: 'following stopped without a final status',
+      follow: { stoppedReason: 'time_limit', stoppedAt: '2026-03-08T10:01:00.000Z' } as const,
+      event: 'follow_stopped',
+      notice:
+        '<@U01> #12 reached no final status at the provider in 7 days (last seen `pending`): payops no longer follows it. Check it at the provider.',
+      onCard: 'no longer followed: no final status after 7 days',
+    },
+  ])('says so in the thread and on the card: $what', ({ follow, event, notice, onCard }) => {
+    const request = followed(follow);
+    expect(renderThreadUpdate(request, event).text).toBe(notice);
+    expect(allText(followedCard(request))).toContain(onCard);
   });
 });

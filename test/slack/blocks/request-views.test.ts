@@ -155,3 +155,30 @@ describe('renderRequestDetail', () => {
     );
   });
 });
+
+describe('/pay request N of a followed payout', () => {
+  it('lists every status seen, and why the last look learnt nothing', () => {
+    const request = payout(12, '25.00', {
+      status: 'submitted',
+      follow: {
+        providerId: 'po_1',
+        status: 'processing',
+        history: [
+          { status: 'pending', seenAt: '2026-03-01T10:01:00.000Z' },
+          { status: 'processing', seenAt: '2026-03-01T10:05:00.000Z' },
+        ],
+        startedAt: '2026-03-01T10:01:00.000Z',
+        lastCheckedAt: '2026-03-01T10:06:00.000Z',
+        lastListedAt: '2026-03-01T10:05:00.000Z',
+        disappearedAt: undefined,
+        lastError: 'could not read /payouts: the provider is unavailable',
+        stoppedReason: undefined,
+        stoppedAt: undefined,
+      },
+    });
+    const { text } = rendered(renderRequestDetail(request, []));
+    expect(text).toContain('*Provider status history* `po_1`');
+    expect(text.indexOf('`pending`')).toBeLessThan(text.indexOf('`processing`'));
+    expect(text).toContain('could not read /payouts: the provider is unavailable');
+  });
+});

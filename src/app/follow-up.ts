@@ -1,0 +1,175 @@
+import type { PaymentRequest } from '../domain/approval.ts';
+import { isFinalStatus } from '../domain/follow.ts';
+import { OPERATIONS, type OperationId } from '../domain/operations.ts';
+import type { Logger } from '../logger.ts';
+import type { PaymentsClient } from '../payments/client.ts';
+import { PaymentsApiError } from '../payments/errors.ts';
+import { recordIdentity } from '../payments/response-shape.ts';
+import type { ClaimedFollowUp, FollowLook, FollowStore } from '../store/follow-store.ts';
+import { type ListRead, readWriteList } from './reconcile.ts';
+import { matchRecords } from './record-matching.ts';
+
+/**
+ * Follows submitted writes to their final state by reading (the provider sends no webhooks):
+ * one read of a list serves every request followed there. Each change of a record's status is
+ * told in its request's thread and on its card; following stops at a final status or after the
+ * follow-up time. Only reads: nothing is ever sent to the provider again.
+ */
+
+export interface FollowerDeps {
+  store: FollowStore;
+  /** The followed request, to find its record when its provider id is not known. */
+  requests: { get(id: number): Promise<PaymentRequest | undefined> };
+  client: PaymentsClient;
+  keyScopes: readonly string[];
+  /** Lower case: a record in one of these stops being followed. */
+  finalStatuses: ReadonlySet<string>;
+  followForMs: number;
+  intervalMs: number;
+  /** Names this process on its claims. */
+  instanceId: string;
+  logger: Logger;
+  /** Called when something was told: its Slack messages wait in the outbox. */
+  onChange?: () => void;
+}
+
+/** What one pass did: lists read, and changes this process told. */
+export interface FollowPass {
+  reads: number;
+  changes: number;
+}
+
+/** A claim outlives the longest read (its retries included); past it, another process may look. */
+const CLAIM_LEASE_MS = 5 * 60_000;
+/** Follow-ups looked at in one pass at most; more wait for the next pass. */
+const PASS_LIMIT = 1_000;
+
+/** Where a followed request's record is in a list read, if anywhere. */
+export type RecordInList =
+  | { kind: 'found'; record: unknown }
+  | { kind: 'absent' }
+  | { kind: 'ambiguous'; count: number };
+
+export class Follower {
+  readonly #deps: FollowerDeps;
+
+  constructor(deps: FollowerDeps) {
+    this.#deps = deps;
+  }
+
+  /** One pass: stops what has been followed long enough, then reads each list that has a look due. */
+  async followDue(): Promise<FollowPass> {
+    const { store, instanceId, intervalMs } = this.#deps;
+    const overdue = await store.stopOverdue(this.#deps.followForMs);
+    const claimed = await store.claimDue(instanceId, CLAIM_LEASE_MS, intervalMs, PASS_LIMIT);
+    const byList = new Map<OperationId, ClaimedFollowUp[]>();
+    for (const followUp of claimed) {
+      // Final from the start (the write's answer said so), or by a newer PAYOPS_FINAL_STATUSES.
+      if (followUp.status && isFinalStatus(followUp.status, this.#deps.finalStatuses)) {
+        await store.stopAtFinal(followUp.requestId, followUp.status);
+        continue;
+      }
+      byList.set(followUp.listOperation, [...(byList.get(followUp.listOperation) ?? []), followUp]);
+    }
+    const changes = await Promise.all(
+      [...byList].map(([list, followUps]) => this.#followList(list, followUps)),
+    );
+    const changed = changes.reduce((sum, count) => sum + count, 0);
+    if (overdue.length + changed > 0) this.#deps.onChange?.();
+    return { reads: byList.size, changes: changed };
+  }
+
+  /** One read of `list` for all of `followUps`; resolves with how many changes this process told. */
+  async #followList(list: OperationId, followUps: ClaimedFollowUp[]): Promise<number> {
+    const { store, instanceId, intervalMs, logger } = this.#deps;
+    let read: ListRead;
+    try {
+      // A fresh look when the key may ask for one (sync=true needs resources:write); a
+      // newest-first list is read back to the oldest submission followed here.
+      read = await readWriteList(this.#deps.client, list, {
+        since: Math.min(...followUps.map((followUp) => Date.parse(followUp.startedAt))),
+        sync: this.#deps.keyScopes.includes('resources:write'),
+      });
+    } catch (error) {
+      // A failed read never stops following: the next look is due as usual.
+      const why =
+        error instanceof PaymentsApiError ? error.userMessage() : 'payops failed while reading it';
+      logger.warn({ err: error, list }, 'a follow-up read failed; looking again next time');
+      const detail = `could not read ${OPERATIONS[list].path}: ${why}`;
+      await store.recordLooks(
+        instanceId,
+        followUps.map(({ requestId }) => ({ requestId, listed: false, error: detail })),
+        intervalMs,
+      );
+      return 0;
+    }
+    const looks: FollowLook[] = [];
+    let changes = 0;
+    for (const followUp of followUps) {
+      try {
+        const look = await this.#lookFor(followUp, read, OPERATIONS[list].path);
+        looks.push(look.look);
+        if (look.told) changes++;
+      } catch (error) {
+        logger.error({ err: error, requestId: followUp.requestId }, 'a follow-up failed');
+        looks.push({ requestId: followUp.requestId, listed: false, error: 'payops failed here' });
+      }
+    }
+    const missing = looks.filter((look) => !look.listed && !look.error);
+    const told = await store.recordMissing(missing.map((look) => look.requestId));
+    for (const requestId of told) logger.warn({ requestId, list }, 'a followed record is missing');
+    await store.recordLooks(instanceId, looks, intervalMs);
+    return changes + told.length;
+  }
+
+  /** What the list shows of one followed request, recording a change of its status. */
+  async #lookFor(
+    followUp: ClaimedFollowUp,
+    read: ListRead,
+    where: string,
+  ): Promise<{ look: FollowLook; told: boolean }> {
+    const { requestId } = followUp;
+    const found = await this.#find(followUp, read.records);
+    if (found.kind === 'ambiguous') {
+      const error = `${found.count} records in ${where} could be it; payops does not guess`;
+      return { look: { requestId, listed: false, error }, told: false };
+    }
+    if (found.kind === 'absent') {
+      // Not in the part of a list payops read is not gone: only a whole list tells that.
+      const error = read.unfinished && `not in the part of ${where} read: ${read.unfinished}`;
+      return { look: { requestId, listed: false, ...(error && { error }) }, told: false };
+    }
+    const { id, status } = recordIdentity(found.record);
+    const look = { requestId, listed: true, providerId: id };
+    if (status === undefined) return { look, told: false };
+    if (status === followUp.status) return { look, told: false };
+    const final = isFinalStatus(status, this.#deps.finalStatuses);
+    const told = await this.#deps.store.recordChange(requestId, followUp.status, status, final, id);
+    if (told) {
+      this.#deps.logger.info(
+        { requestId, from: followUp.status, to: status, final },
+        'provider status changed',
+      );
+    }
+    return { look, told };
+  }
+
+  /** Its record: by the provider's id when known, else as reconciliation matches it. */
+  async #find(followUp: ClaimedFollowUp, items: readonly unknown[]): Promise<RecordInList> {
+    if (followUp.providerId !== undefined) {
+      const record = items.find((item) => recordIdentity(item).id === followUp.providerId);
+      return record === undefined ? { kind: 'absent' } : { kind: 'found', record };
+    }
+    const request = await this.#deps.requests.get(followUp.requestId);
+    return request ? recordIn(items, request) : { kind: 'absent' };
+  }
+}
+
+/** A request's record among `items`, matched as reconciliation matches it; never guessed. */
+export function recordIn(items: readonly unknown[], request: PaymentRequest): RecordInList {
+  const matched = matchRecords(request, items);
+  if (matched.kind === 'ambiguous') return { kind: 'ambiguous', count: matched.candidates.length };
+  return matched.kind === 'found'
+    ? { kind: 'found', record: matched.match.record }
+    : { kind: 'absent' };
+}

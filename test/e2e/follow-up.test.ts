@@ -1,0 +1,189 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { sleep } from '../helpers/bot-process.ts';
+import { ask } from '../helpers/slack.ts';
+
+/**
+ * After the click: a submitted payout is followed at the provider by reading its list (no
+ * webhooks), each change of its status told in the card's thread and shown on the card, in
+ * order and once, until a final status — all through signed Slack requests.
+ */
+
+const APPROVALS = 'C0APPROVALS';
+/** Far shorter than the default minute, so a test sees several looks. */
+const INTERVAL_MS = 100;
+const LOOKS = 8;
+
+let r: Rehearsal | undefined;
+afterEach(async () => {
+  await r?.close();
+  r = undefined;
+});
+
+async function rehearse(env: Record<string, string> = {}): Promise<Rehearsal> {
+  r = await startRehearsal({
+    // The sandbox's own timed steps would race the test's: statuses move only when told to.
+    sandbox: { statusStepMs: 3_600_000 },
+    env: { PAYOPS_FOLLOW_INTERVAL_MS: String(INTERVAL_MS), ...env },
+  });
+  return r;
+}
+
+/** alice requests a payout, bob approves it: resolves once it is submitted, with its record's id. */
+async function submittedPayout(
+  r: Rehearsal,
+  cents: number,
+): Promise<{ id: number; ts: string; payoutId: string }> {
+  const answer = await ask(
+    r,
+    `payout wallet_id=wal_acme_sol_treasury amount=${(cents / 100).toFixed(2)} currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach`,
+    { timeoutMs: 20_000 },
+  );
+  const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
+  const ts = (await r.bot.workflow.store.get(id))?.messageTs as string;
+  const click = await r.driver.blockAction({
+    userId: 'U0BOB',
+    actionId: ACTION.approve,
+    message: { channel: APPROVALS, ts },
+  });
+  expect(click.status).toBe(200);
+  const request = await until(async () => {
+    const stored = await r.bot.workflow.store.get(id);
+    return stored?.status === 'submitted' && stored;
+  }, `request #${id} submitted`);
+  return { id, ts, payoutId: request.outcome?.providerId as string };
+}
+
+/** What `select` resolves once it is truthy, looking every 20 ms for up to 10 s. */
+async function until<T>(select: () => Promise<T | false | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const found = await select();
+    if (found) return found;
+    await sleep(20);
+  }
+  throw new Error(`no ${what} within 10 s`);
+}
+
+function thread(r: Rehearsal, ts: string): string[] {
+  return r.slack
+    .channel(APPROVALS)
+    .messages.filter((message) => message.thread_ts === ts)
+    .map((message) => message.text);
+}
+
+function card(r: Rehearsal, ts: string): string {
+  return JSON.stringify(r.slack.message(APPROVALS, ts)?.blocks ?? []);
+}
+
+/** Moves the record, then waits until its thread tells of it. */
+async function moveTo(
+  r: Rehearsal,
+  payout: { ts: string; payoutId: string },
+  status: string,
+): Promise<void> {
+  expect(r.sandbox.setRecordStatus(payout.payoutId, status)).toBe(true);
+  await r.slack.waitFor(
+    () => thread(r, payout.ts).some((text) => text.includes(`→ \`${status}\``)),
+    { timeoutMs: 10_000, description: `the change to ${status} told` },
+  );
+}
+
+function listReads(r: Rehearsal): number {
+  return r.sandbox.requests.filter((request) => request.operationId === 'listPayouts').length;
+}
+
+describe('following a submitted payout to its final status', () => {
+  it('tells each change in the thread and on the card, in order and once, and stops at a final status', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await rehearse();
+    const payout = await submittedPayout(r, 1234);
+    await r.slack.waitFor(() => card(r, payout.ts).includes('Provider status:'), {
+      timeoutMs: 10_000,
+      description: 'the card shows the provider status',
+    });
+    expect(card(r, payout.ts)).toContain('*Provider status:* `pending`');
+
+    await moveTo(r, payout, 'processing');
+    await r.slack.waitFor(() => card(r, payout.ts).includes('`processing`'), {
+      timeoutMs: 10_000,
+    });
+    expect(card(r, payout.ts)).toContain('(was `pending`)');
+    // The card still says what payops did: submitted, not settled.
+    expect(card(r, payout.ts)).toContain('Submitted to the provider, not settled.');
+    await moveTo(r, payout, 'in_review');
+    // Final, whatever its case.
+    await moveTo(r, payout, 'Completed');
+    await r.slack.waitFor(() => card(r, payout.ts).includes('`Completed`'), { timeoutMs: 10_000 });
+    expect(card(r, payout.ts)).toContain('(was `in_review`)');
+
+    // Stopped: a later status is neither read nor told.
+    await sleep(INTERVAL_MS * LOOKS);
+    const readsAfterFinal = listReads(r);
+    r.sandbox.setRecordStatus(payout.payoutId, 'returned');
+    await sleep(INTERVAL_MS * LOOKS);
+    expect(listReads(r)).toBe(readsAfterFinal);
+
+    const told = thread(r, payout.ts);
+    expect(told).toHaveLength(4);
+    expect(told[0]).toContain('submitted to the provider (not settled)');
+    expect(told.slice(1)).toEqual([
+      expect.stringContaining(
+        'Provider status changed: `pending` → `processing`. payops keeps following it.',
+      ),
+      expect.stringContaining('`processing` → `in_review`'),
+      expect.stringContaining(
+        '`in_review` → `Completed`. It is a final status: payops no longer follows it.',
+      ),
+    ]);
+    expect(card(r, payout.ts)).toContain('· final');
+
+    const detail = await ask(r, `request ${payout.id}`, { userId: 'U0BOB' });
+    expect(detail.shown).toContain('Provider status history');
+    const order = ['`pending`', '`processing`', '`in_review`', '`Completed` (final)'].map(
+      (status) => detail.shown.indexOf(status),
+    );
+    expect(order.every((at) => at >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('one read serves every followed payout, a failing read does not stop following, and a record that disappears is told once', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await rehearse();
+    const first = await submittedPayout(r, 2001);
+    const second = await submittedPayout(r, 2002);
+    // Both followed: a look at /payouts reads it once for both.
+    await until(
+      async () => (await r.bot.workflow.store.get(second.id))?.follow?.lastListedAt,
+      'the second payout listed',
+    );
+    const before = listReads(r);
+    await sleep(INTERVAL_MS * LOOKS);
+    const reads = listReads(r) - before;
+    expect(reads).toBeGreaterThan(0);
+    expect(reads).toBeLessThanOrEqual(LOOKS + 1);
+
+    // The provider fails for a while: following goes on after.
+    r.sandbox.addFault({ kind: 'status', status: 503, operationId: 'listPayouts', times: 6 });
+    r.sandbox.setRecordStatus(first.payoutId, 'processing');
+    await r.slack.waitFor(
+      () => thread(r, first.ts).some((text) => text.includes('→ `processing`')),
+      { timeoutMs: 15_000, description: 'the change told after the failures' },
+    );
+
+    expect(r.sandbox.removeRecord(second.payoutId)).toBe(true);
+    await r.slack.waitFor(
+      () => thread(r, second.ts).some((text) => text.includes('no longer listed at the provider')),
+      { timeoutMs: 10_000, description: 'the missing record told' },
+    );
+    await sleep(INTERVAL_MS * LOOKS);
+    expect(thread(r, second.ts).filter((text) => text.includes('no longer listed'))).toHaveLength(
+      1,
+    );
+    expect(card(r, second.ts)).toContain('no longer listed at the provider since');
+    expect((await r.bot.workflow.store.get(second.id))?.follow?.stoppedReason).toBeUndefined();
+  });
+});

@@ -95,6 +95,26 @@ function listReads(r: Rehearsal): number {
 }
 
 describe('following a submitted payout to its final status', () => {
+  it("its requester's Home shows the provider status, redrawn as it changes", {
+    timeout: 60_000,
+  }, async () => {
+    const r = await rehearse();
+    await r.driver.event({
+      event: { type: 'app_home_opened', user: 'U0ALICE', channel: 'D0ALICE', tab: 'home' },
+    });
+    const payout = await submittedPayout(r, 2345);
+    const home = () => JSON.stringify(r.slack.homeView('U0ALICE') ?? {});
+    await r.slack.waitFor(() => home().includes('*Provider status:* `pending`'), {
+      timeoutMs: 10_000,
+      description: "alice's Home shows the provider status",
+    });
+    await moveTo(r, payout, 'Completed');
+    await r.slack.waitFor(() => home().includes('`Completed`'), {
+      timeoutMs: 10_000,
+      description: "alice's Home redrawn with the final status",
+    });
+  });
+
   it('tells each change in the thread and on the card, in order and once, and stops at a final status', {
     timeout: 60_000,
   }, async () => {

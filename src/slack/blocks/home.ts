@@ -8,6 +8,7 @@ import {
   requestTitle,
   statusText,
 } from './approval-card.ts';
+import { providerStatusLine } from './follow-lines.ts';
 import { counted, escapeMrkdwn, header, type SlackMessage, section } from './format.ts';
 
 /**
@@ -117,10 +118,16 @@ function decisionBlocks(content: HomeContent): KnownBlock[] {
   ];
 }
 
-/** `*#12 · Create a payout · 10.00 USD*`, then what its approval card says of its state now. */
+/**
+ * `*#12 · Create a payout · 10.00 USD*`, then what its approval card says of its state now,
+ * with the provider's status when it is followed.
+ */
 function requestLine(request: PaymentRequest, now: Date): KnownBlock {
   const where = request.channelId ? ` · approval message in <#${request.channelId}>` : '';
-  return section(`*${escapeMrkdwn(requestTitle(request))}*${where}\n${statusText(request, now)}`);
+  const provider = request.follow ? `\n${providerStatusLine(request.follow)}` : '';
+  return section(
+    `*${escapeMrkdwn(requestTitle(request))}*${where}\n${statusText(request, now)}${provider}`,
+  );
 }
 
 // ——— the Home's buttons ———

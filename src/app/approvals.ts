@@ -111,6 +111,9 @@ const RECHECK_AFTER_MS = 60_000;
  * write's deadline, so a slow provider lets the write go as approved rather than eat it.
  */
 const BALANCE_RECHECK_MS = 3_000;
+/** Writes of an outcome before giving up on the store: about 3 s in all. */
+const FINISH_ATTEMPTS = 3;
+const FINISH_RETRY_MS = 1_000;
 /** Wallet names shown on cards are display only: one list serves the requests of a minute. */
 const WALLET_NAMES_FOR_MS = 60_000;
 /** How long a click on a card not yet recorded waits for the record, and how often it looks. */
@@ -232,8 +235,7 @@ export class ApprovalWorkflow {
         refusal: (request) =>
           this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
         stillCounted: (request) => this.#stillCounted(request),
-        seal: (request, approver) =>
-          this.#deps.signer.approvalSeal(request.id, request.fingerprint, approver),
+        seal: (request, approver) => this.#deps.signer.approvalSeal(request, approver),
       }),
     );
     this.#changed();
@@ -498,20 +500,12 @@ export class ApprovalWorkflow {
         },
       );
     }
+    let response: Awaited<ReturnType<PaymentsClient['call']>>;
     try {
-      const response = await client.call(request.operationId, {
+      response = await client.call(request.operationId, {
         path: request.path,
         body: request.body,
         deadlineFrom: claimStartedAt,
-      });
-      const identity = recordIdentity(findRecord(response.body));
-      log.info({ providerId: identity.id, status: response.status }, 'write submitted');
-      return this.#finish(request, 'submitted', {
-        status: response.status,
-        requestId: response.requestId,
-        providerId: identity.id,
-        providerStatus: identity.status,
-        ...(cleared.note && { message: cleared.note }),
       });
     } catch (error) {
       if (
@@ -532,6 +526,16 @@ export class ApprovalWorkflow {
       );
       return this.#reconcile(unknown);
     }
+    // Accepted: whatever happens to the store now, this is never recorded as unknown.
+    const identity = recordIdentity(findRecord(response.body));
+    log.info({ providerId: identity.id, status: response.status }, 'write submitted');
+    return this.#finish(request, 'submitted', {
+      status: response.status,
+      requestId: response.requestId,
+      providerId: identity.id,
+      providerStatus: identity.status,
+      ...(cleared.note && { message: cleared.note }),
+    });
   }
 
   /**
@@ -549,10 +553,13 @@ export class ApprovalWorkflow {
     // keys are not in the database, so a changed payload or approval cannot be made to match.
     const { signer } = this.#deps;
     const sealed = (approval: PaymentRequest['approvals'][number]) =>
-      approval.seal === signer.approvalSeal(request.id, request.fingerprint, approval.userId);
+      approval.seal === signer.approvalSeal(request, approval.userId);
+    const approvers = new Set(request.approvals.map((approval) => approval.userId));
+    approvers.delete(request.requesterId);
     if (
       signer.fingerprint(request.operationId, request.path, request.body) !== request.fingerprint ||
-      !request.approvals.every(sealed)
+      !request.approvals.every(sealed) ||
+      approvers.size < request.requiredApprovals
     ) {
       log.error('payload or approvals do not match what was approved; not sent');
       return notSent(
@@ -615,7 +622,22 @@ export class ApprovalWorkflow {
     status: 'submitted' | 'failed' | 'unknown',
     outcome: ProviderOutcome,
   ): Promise<PaymentRequest> {
-    return (await this.#deps.store.finishExecution(request.id, status, outcome)) ?? request;
+    // The provider's answer is what payops knows of a payment: a database that fails for a
+    // moment must not lose it, so it is written again before giving up (logged with it).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return (await this.#deps.store.finishExecution(request.id, status, outcome)) ?? request;
+      } catch (error) {
+        if (attempt >= FINISH_ATTEMPTS) {
+          this.#deps.logger.error(
+            { err: error, requestId: request.id, status, outcome },
+            'could not record the outcome of a write; its lease will make it unknown',
+          );
+          throw error;
+        }
+        await sleep(FINISH_RETRY_MS * attempt);
+      }
+    }
   }
 
   async #reconcile(request: PaymentRequest): Promise<PaymentRequest> {

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { PaymentRequest } from './approval.ts';
 import { plainDecimal } from './decimal.ts';
 import type { WriteOperationId } from './operations.ts';
 
@@ -65,11 +66,22 @@ export class Signer {
   }
 
   /**
-   * What one approver approved: this request, with this fingerprint. Checked for every counted
-   * approval before the call, so a payload or an approval changed in the database is not sent.
+   * What one approver approved: this request, with this fingerprint, asked by this requester,
+   * needing this many approvals. Checked for every approval before the call, so a payload, an
+   * approval, the requester or the count changed in the database is not sent.
    */
-  approvalSeal(requestId: number, fingerprint: string, approverId: string): string {
-    return hmacHex(this.#approvalKey, `${requestId}\n${fingerprint}\n${approverId}`, 32);
+  approvalSeal(
+    request: Pick<PaymentRequest, 'id' | 'fingerprint' | 'requesterId' | 'requiredApprovals'>,
+    approverId: string,
+  ): string {
+    const sealed = [
+      request.id,
+      request.fingerprint,
+      request.requesterId,
+      request.requiredApprovals,
+      approverId,
+    ];
+    return hmacHex(this.#approvalKey, sealed.join('\n'), 32);
   }
 
   /**

@@ -323,6 +323,33 @@ export class RequestStore {
     return { paidBefore: row?.paid ?? false, nameElsewhere: row?.elsewhere ?? [] };
   }
 
+  /**
+   * Gives the requests that can hold others (being sent, or outcome unknown) and still carry
+   * the byte fingerprint an earlier version used as their hold key (migration 0006) the hold
+   * key of today, so that a write whose outcome was unknown before an upgrade still holds
+   * the same payment after it. Resolves with how many it changed.
+   */
+  async rekeyLegacyHolds(
+    holdKeyOf: (request: Pick<PaymentRequest, 'operationId' | 'path' | 'body'>) => string,
+  ): Promise<number> {
+    const rows = await this.#db.query<Pick<Row, 'id' | 'operation_id' | 'path_params' | 'body'>>(
+      `select id, operation_id, path_params, body from payment_requests
+        where hold_key = fingerprint and status in ('executing', 'unknown')`,
+    );
+    for (const row of rows) {
+      const holdKey = holdKeyOf({
+        operationId: row.operation_id as WriteOperationId,
+        path: row.path_params ?? {},
+        body: row.body === null ? undefined : this.#cipher.open(row.body),
+      });
+      await this.#db.query(
+        'update payment_requests set hold_key = $2 where id = $1 and hold_key = fingerprint',
+        [row.id, holdKey],
+      );
+    }
+    return rows.length;
+  }
+
   /** The first unsettled request for the same write, if any (see `UnsettledTwin`). */
   async unsettledTwin(holdKey: string): Promise<UnsettledTwin | undefined> {
     const [row] = await this.#db.query<{ id: unknown; status: UnsettledTwin['status'] }>(
@@ -391,12 +418,7 @@ export class RequestStore {
         if (freeze.frozen) return { kind: 'frozen', freeze, request };
         assertTransition(id, 'pending', 'executing');
       }
-      const [written] = await this.#db.query<
-        {
-          approved_at: Date | string | null;
-          claimed_updated_at: Date | string | null;
-        } & HeldRow
-      >(APPROVE_AND_CLAIM, [
+      const parameters = [
         id,
         approverId,
         request.holdKey,
@@ -413,7 +435,22 @@ export class RequestStore {
         String(row.version),
         claimToken,
         seal,
-      ]);
+      ];
+      type Written = {
+        approved_at: Date | string | null;
+        claimed_updated_at: Date | string | null;
+      } & HeldRow;
+      // A claim first waits for any other claim of the same payment (its hold key) to commit,
+      // so that its own statement, reading after, sees it as a twin: two pending twins approved
+      // at the same instant on two replicas can never both be claimed.
+      const [written] = complete
+        ? await this.#db.transaction(async (tx) => {
+            await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
+              request.holdKey,
+            ]);
+            return tx.query<Written>(APPROVE_AND_CLAIM, parameters);
+          })
+        : await this.#db.query<Written>(APPROVE_AND_CLAIM, parameters);
       if (!written?.approved_at) {
         const twin = written && toTwin(written);
         if (twin) return { kind: 'held', twin, request };
@@ -498,11 +535,12 @@ export class RequestStore {
       );
       const row = late[0];
       if (!row) return undefined;
+      await tellSlack(tx, id, 'late_outcome');
+      // The audit row last: the chain's head is locked till commit, by every audited change.
       await audit(tx, id, 'payops', 'late_outcome', row.status, row.status, row.fingerprint, {
         ...outcome,
         result: to,
       });
-      await tellSlack(tx, id, 'late_outcome');
       return this.#load(tx, id);
     });
   }
@@ -524,16 +562,6 @@ export class RequestStore {
       if (rows.length === 0) return undefined;
       const row = rows[0] as { fingerprint: string; status: string };
       const { resolvedBy } = reconciliation;
-      await audit(
-        tx,
-        id,
-        resolvedBy ?? 'payops',
-        resolvedBy ? 'resolved' : 'reconciled',
-        row.status,
-        row.status,
-        row.fingerprint,
-        { ...reconciliation },
-      );
       if (reconciliation.result === 'found') {
         await tx.query(paidPayees('payment_requests where id = $1'), [id]);
       }
@@ -552,6 +580,16 @@ export class RequestStore {
       const learnt =
         resolvedBy !== undefined || ['found', 'ambiguous'].includes(reconciliation.result);
       await tellSlack(tx, id, learnt ? (resolvedBy ? 'resolved' : 'reconciled') : undefined);
+      await audit(
+        tx,
+        id,
+        resolvedBy ?? 'payops',
+        resolvedBy ? 'resolved' : 'reconciled',
+        row.status,
+        row.status,
+        row.fingerprint,
+        { ...reconciliation },
+      );
       return this.#load(tx, id);
     });
   }
@@ -673,8 +711,8 @@ export class RequestStore {
       const swept: PaymentRequest[] = [];
       for (const row of rows) {
         const id = Number(row.id);
-        await audit(tx, id, 'payops', to, from, to, row.fingerprint, undefined);
         await tellSlack(tx, id, to);
+        await audit(tx, id, 'payops', to, from, to, row.fingerprint, undefined);
         swept.push((await this.#load(tx, id)) as PaymentRequest);
       }
       return swept;
@@ -751,6 +789,8 @@ export class RequestStore {
         'update freeze_state set frozen = $1, reason = $2, changed_by = $3, changed_at = now() where id = 1',
         [frozen, reason ?? null, actor],
       );
+      // Every pending card shows the freeze while it lasts, and stops when it ends.
+      await tx.query(enqueueCardUpdate("payment_requests where status = 'pending'"));
       await audit(
         tx,
         undefined,
@@ -761,8 +801,6 @@ export class RequestStore {
         undefined,
         reason ? { reason } : undefined,
       );
-      // Every pending card shows the freeze while it lasts, and stops when it ends.
-      await tx.query(enqueueCardUpdate("payment_requests where status = 'pending'"));
       return readFreeze(tx);
     });
   }

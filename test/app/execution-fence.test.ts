@@ -4,7 +4,7 @@ import { ApprovalWorkflow } from '../../src/app/approvals.ts';
 import type { WriteIntent } from '../../src/domain/approval.ts';
 import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
-import type { Database } from '../../src/store/database.ts';
+import type { Database, Queryable } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { createPayoutCalls, sleep } from '../helpers/bot-process.ts';
@@ -30,9 +30,9 @@ function gatedAfterClaim(db: Database) {
   let claimed = false;
   let gate: { open: () => void; fail?: Error; reached: Promise<void> } | undefined;
   let reached: () => void = () => {};
-  const gated: Database = {
-    ...db,
-    async query(sql, params) {
+  const gatedQuery =
+    (target: Queryable): Queryable['query'] =>
+    async (sql, params) => {
       if (claimed && gate) {
         const current = gate;
         gate = undefined;
@@ -42,11 +42,15 @@ function gatedAfterClaim(db: Database) {
           current.open = resolve;
         });
       }
-      const rows = await db.query(sql, params);
+      const rows = await target.query(sql, params);
       if (sql.includes("then 'executing'"))
         claimed = (rows[0] as { claimed_updated_at: unknown })?.claimed_updated_at != null;
       return rows as never;
-    },
+    };
+  const gated: Database = {
+    ...db,
+    query: gatedQuery(db),
+    transaction: (work) => db.transaction((tx) => work({ ...tx, query: gatedQuery(tx) })),
   };
   return {
     db: gated,

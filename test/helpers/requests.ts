@@ -53,7 +53,6 @@ export function checks(
   return {
     refusal,
     stillCounted,
-    seal: (request, approverId) =>
-      testSigner.approvalSeal(request.id, request.fingerprint, approverId),
+    seal: (request, approverId) => testSigner.approvalSeal(request, approverId),
   };
 }

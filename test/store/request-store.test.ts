@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { WriteOperationId } from '../../src/domain/operations.ts';
 import { migrate } from '../../src/store/migrate.ts';
+import { openPostgres } from '../../src/store/postgres.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, migrationVersions, type TestDatabase } from '../helpers/db.ts';
-import { checks, newRequest, payoutBody, testCipher } from '../helpers/requests.ts';
+import { checks, newRequest, payoutBody, testCipher, testSigner } from '../helpers/requests.ts';
 
 const noRule = () => undefined;
 
@@ -320,6 +322,25 @@ describe.each(engines())('request store on %s', (engine) => {
     expect(await ids(0)).not.toContain(request.id);
   });
 
+  it('an outcome unknown from before the canonical hold still holds the same payment after it', async () => {
+    const body = payoutBody();
+    const first = await store.create(newRequest({ body }));
+    // As migration 0006 left a row of the earlier version: its byte fingerprint as hold key.
+    await database.db.query(
+      "update payment_requests set status = 'unknown', hold_key = fingerprint where id = $1",
+      [first.id],
+    );
+    expect(await store.unsettledTwin(first.holdKey)).toBeUndefined();
+    const rekey = (request: {
+      operationId: WriteOperationId;
+      path: Record<string, string>;
+      body: string | undefined;
+    }) => testSigner.holdKey(request.operationId, request.path, request.body);
+    expect(await store.rekeyLegacyHolds(rekey)).toBe(1);
+    expect(await store.unsettledTwin(first.holdKey)).toEqual({ id: first.id, status: 'unknown' });
+    expect(await store.rekeyLegacyHolds(rekey)).toBe(0);
+  });
+
   it('holds approvals of the same write while a twin is being sent or its outcome is unsettled', async () => {
     const body = payoutBody();
     const first = await store.create(newRequest({ body }));
@@ -422,5 +443,37 @@ describe.each(engines())('request store on %s', (engine) => {
     expect(ids.at(-1)).toBe(Number(newest?.id));
     const [count] = await database.db.query<{ n: unknown }>('select count(*) as n from audit_log');
     expect(ids).toHaveLength(Number(count?.n));
+  });
+});
+
+describe.runIf(engines().includes('postgres'))('request store replicas on postgres', () => {
+  let database: TestDatabase;
+  let store: RequestStore;
+  beforeAll(async () => {
+    database = await freshDatabase('postgres');
+    store = new RequestStore(database.db, testCipher);
+  });
+  afterAll(() => database.drop());
+
+  it('two pending twins approved at once on two replicas: at most one is claimed', async () => {
+    const other = await openPostgres(database.url as string);
+    try {
+      const replica = new RequestStore(other, testCipher);
+      for (let round = 0; round < 15; round++) {
+        const body = payoutBody();
+        const [a, b] = await Promise.all([
+          store.create(newRequest({ body })),
+          store.create(newRequest({ body })),
+        ]);
+        const results = await Promise.all([
+          store.approve(a.id, 'U0BOB', 'replica-a', checks(noRule)),
+          replica.approve(b.id, 'U0CAROL', 'replica-b', checks(noRule)),
+        ]);
+        expect(results.filter((result) => result.kind === 'claimed')).toHaveLength(1);
+        expect(results.filter((result) => result.kind === 'held')).toHaveLength(1);
+      }
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -28,9 +28,10 @@ import { migrate } from './store/migrate.ts';
 import { openStore } from './store/open-store.ts';
 import { OutboxStore } from './store/outbox-store.ts';
 import { PayloadCipher } from './store/payload-cipher.ts';
+import { openPostgres } from './store/postgres.ts';
 import { RateBucketsStore } from './store/rate-buckets-store.ts';
 import { remindDue } from './store/reminder-store.ts';
-import { ReplayStore } from './store/replay-store.ts';
+import { ReplayStore, ReplaysInMemory } from './store/replay-store.ts';
 import { type FreezeState, RequestStore } from './store/request-store.ts';
 
 /** The longest a follow-up waits past its due time before a look. */
@@ -185,6 +186,7 @@ export async function startBot(
     });
     const homes = home;
 
+    const replays = await replayGuard(config, closing);
     const providerReachable = providerProbe(payments);
     const slack = createSlackApp({
       slack: config.slack,
@@ -194,7 +196,7 @@ export async function startBot(
       reads,
       workflow,
       approvalsChannelId: config.approvals.channelId,
-      replays: new ReplayStore(db),
+      replays,
       home: homes,
       async readiness() {
         const checks = { store: await db.ping(), provider: await providerReachable() };
@@ -322,6 +324,21 @@ function freezeNotice(state: FreezeState): FreezeNotice | undefined {
     by: state.changedBy ?? 'unknown',
     at: state.changedAt ?? new Date().toISOString(),
   };
+}
+
+/**
+ * Where signed Slack requests are remembered against replays: on PostgreSQL, shared by the
+ * replicas, through two connections of its own (it is asked before each acknowledgement and
+ * must not queue behind a burst's work); on the embedded store, in memory.
+ */
+async function replayGuard(
+  config: Config,
+  closing: Array<() => Promise<unknown>>,
+): Promise<ReplayStore | ReplaysInMemory> {
+  if (!config.store.databaseUrl) return new ReplaysInMemory();
+  const own = await openPostgres(config.store.databaseUrl, { max: 2 });
+  closing.push(() => own.close());
+  return new ReplayStore(own);
 }
 
 export class StartupRefused extends Error {

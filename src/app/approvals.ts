@@ -28,7 +28,7 @@ import type { FreezeState, RequestStore } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget, DeliveryStatus, OutboxPort } from './outbox-port.ts';
-import { balanceCheck, movesMoney, preflight } from './preflight.ts';
+import { balanceCheck, movesMoney, preflight, type Reader } from './preflight.ts';
 import { reconcile } from './reconcile.ts';
 
 /**
@@ -125,6 +125,20 @@ export class ApprovalWorkflow {
   readonly #deps: WorkflowDeps;
   readonly #now: () => Date;
   #wallets: { at: number; names: Promise<ReadonlyMap<string, string> | undefined> } | undefined;
+  /** Pre-flight reads in flight, by what they ask: requests made together share one. */
+  readonly #readsInFlight = new Map<string, ReturnType<PaymentsClient['call']>>();
+  readonly #sharedReads: Reader = {
+    call: (operationId, input = {}) => {
+      const key = JSON.stringify([operationId, input.path ?? {}, input.query ?? {}]);
+      const inFlight = this.#readsInFlight.get(key);
+      if (inFlight) return inFlight;
+      const read = this.#deps.client
+        .call(operationId, input)
+        .finally(() => this.#readsInFlight.delete(key));
+      this.#readsInFlight.set(key, read);
+      return read;
+    },
+  };
 
   constructor(deps: WorkflowDeps) {
     this.#deps = deps;
@@ -170,7 +184,7 @@ export class ApprovalWorkflow {
     if (twin) return { kind: 'held', twin };
     const [labels, checks] = await Promise.all([
       this.#labelsFor(intent),
-      preflight(this.#deps.client, intent),
+      preflight(this.#sharedReads, intent),
     ]);
     const refusing = checks.filter(
       (check) => check.outcome === 'failed' && (check.certain || this.#deps.preflight === 'strict'),

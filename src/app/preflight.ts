@@ -2,6 +2,10 @@ import type { PreflightCheck, WriteIntent } from '../domain/approval.ts';
 import { compareDecimal, plainDecimal } from '../domain/decimal.ts';
 import { OPERATIONS } from '../domain/operations.ts';
 import type { PaymentsClient } from '../payments/client.ts';
+
+/** What the checks read with. */
+export type Reader = Pick<PaymentsClient, 'call'>;
+
 import { PaymentsApiError } from '../payments/errors.ts';
 import {
   findList,
@@ -45,10 +49,11 @@ export function movesMoney(intent: Pick<WriteIntent, 'operationId' | 'fields'>):
   );
 }
 
-export async function preflight(
-  client: PaymentsClient,
-  intent: WriteIntent,
-): Promise<PreflightCheck[]> {
+/**
+ * The checks of a write, read through `client` (whose calls may be shared by requests made at
+ * the same moment: a burst of payouts from one wallet asks for its balance once).
+ */
+export async function preflight(client: Reader, intent: WriteIntent): Promise<PreflightCheck[]> {
   const { fields, path } = intent;
   const walletId = fields.wallet_id ?? path.walletId;
   const recipientId = fields.external_account_id ?? path.externalAccountId;
@@ -65,7 +70,7 @@ export async function preflight(
 
 /** The balance check alone, right before a money-moving write is sent. */
 export async function balanceCheck(
-  client: PaymentsClient,
+  client: Reader,
   intent: WriteIntent,
   signal: AbortSignal,
 ): Promise<PreflightCheck | undefined> {
@@ -93,7 +98,7 @@ function railOf(fields: Readonly<Record<string, string>>): string | undefined {
 }
 
 async function walletChecks(
-  client: PaymentsClient,
+  client: Reader,
   walletId: string,
   amount: Amount | undefined,
   signal?: AbortSignal,
@@ -180,7 +185,7 @@ function mapRows(balances: JsonRecord): JsonRecord[] {
   return Object.entries(balances).map(([currency, amount]) => ({ currency, amount }));
 }
 
-async function recipientCheck(client: PaymentsClient, id: string): Promise<PreflightCheck> {
+async function recipientCheck(client: Reader, id: string): Promise<PreflightCheck> {
   try {
     const record = findRecord(
       (await client.call('getRecipient', { path: { externalAccountId: id } })).body,
@@ -214,7 +219,7 @@ async function recipientCheck(client: PaymentsClient, id: string): Promise<Prefl
 }
 
 async function corridorChecks(
-  client: PaymentsClient,
+  client: Reader,
   corridorId: string,
   rail: string | undefined,
 ): Promise<PreflightCheck[]> {

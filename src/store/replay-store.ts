@@ -8,7 +8,11 @@ const KEEP_SEC = 10 * 60;
 /** Old rows are deleted by one request now and then, not by each. */
 const PRUNE_EVERY_MS = 60_000;
 
-/** Signed Slack requests already taken, by signature, in the database all replicas share. */
+/**
+ * Signed Slack requests already taken, by signature, in the database all replicas share. It is
+ * asked before a request is acknowledged: give it a pool of its own, so that it never waits
+ * behind the work of a burst (see `openPostgres`'s `max`).
+ */
 export class ReplayStore {
   readonly #db: Database;
   #pruneAfter = 0;
@@ -31,5 +35,26 @@ export class ReplayStore {
       [signature, timestampSec],
     );
     return rows.length === 1;
+  }
+}
+
+/**
+ * The same, in this process's memory: for the embedded store, which one process alone may hold
+ * (its folder is locked), so no other replica can be sent a replay. A check costs no statement
+ * queued behind a burst's; what it forgets is a restart's worth.
+ */
+export class ReplaysInMemory {
+  readonly #seen = new Map<string, number>();
+  #pruneAfter = 0;
+
+  async firstSeen(signature: string, timestampSec: number): Promise<boolean> {
+    const nowSec = Date.now() / 1000;
+    if (Date.now() >= this.#pruneAfter) {
+      this.#pruneAfter = Date.now() + PRUNE_EVERY_MS;
+      for (const [seen, at] of this.#seen) if (at < nowSec - KEEP_SEC) this.#seen.delete(seen);
+    }
+    if (this.#seen.has(signature)) return false;
+    this.#seen.set(signature, timestampSec);
+    return true;
   }
 }

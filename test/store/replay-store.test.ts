@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReplayStore } from '../../src/store/replay-store.ts';
+import { ReplayStore, ReplaysInMemory } from '../../src/store/replay-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 
 describe.each(engines())('signed Slack requests already taken, on %s', (engine) => {
@@ -30,5 +30,15 @@ describe.each(engines())('signed Slack requests already taken, on %s', (engine) 
     const later = new ReplayStore(database.db);
     expect(await later.firstSeen('v0=recent', nowSec() - 9 * 60)).toBe(false);
     expect(await later.firstSeen('v0=old', nowSec() - 11 * 60)).toBe(true);
+  });
+});
+
+describe('replays remembered in memory (the embedded store: one process)', () => {
+  it('a signature is new once, then a replay, and forgotten only when old', async () => {
+    const replays = new ReplaysInMemory();
+    const now = Math.floor(Date.now() / 1000);
+    expect(await replays.firstSeen('v0=abc', now)).toBe(true);
+    expect(await replays.firstSeen('v0=abc', now)).toBe(false);
+    expect(await replays.firstSeen('v0=def', now)).toBe(true);
   });
 });

@@ -328,15 +328,18 @@ function freezeNotice(state: FreezeState): FreezeNotice | undefined {
 
 /**
  * Where signed Slack requests are remembered against replays: on PostgreSQL, shared by the
- * replicas, through two connections of its own (it is asked before each acknowledgement and
- * must not queue behind a burst's work); on the embedded store, in memory.
+ * replicas, through connections of its own (it is asked before each acknowledgement and must
+ * not queue behind a burst's work); on the embedded store, in memory.
  */
+/** Enough that a burst's acknowledgements seldom queue for one (docs/benchmark.md). */
+const REPLAY_CONNECTIONS = 8;
+
 async function replayGuard(
   config: Config,
   closing: Array<() => Promise<unknown>>,
 ): Promise<ReplayStore | ReplaysInMemory> {
   if (!config.store.databaseUrl) return new ReplaysInMemory();
-  const own = await openPostgres(config.store.databaseUrl, { max: 2 });
+  const own = await openPostgres(config.store.databaseUrl, { max: REPLAY_CONNECTIONS });
   closing.push(() => own.close());
   return new ReplayStore(own);
 }

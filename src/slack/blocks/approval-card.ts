@@ -15,7 +15,7 @@ import {
   type Reconciliation,
   type RequestStatus,
 } from '../../domain/approval.ts';
-import { maskAccount, sensitiveKind } from '../../domain/masking.ts';
+import { maskAccount, maskLongNumbers, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
 import type { WindowRaise } from '../../domain/policy.ts';
@@ -318,10 +318,12 @@ export function amountOf(fields: Readonly<Record<string, unknown>>): Amount | un
 
 /** One field's value as shown: banking numbers masked, ids with the name people know. */
 function fieldValue(name: string, value: unknown, labels: CardLabels): string {
-  const text = textOf(value);
+  // A long run of digits where no banking number belongs (an id typed as an account number)
+  // is masked all the same: the card must never carry one whole.
+  const text = maskLongNumbers(textOf(value));
   const kind = sensitiveKind(name);
-  if (name === 'destination_address') return abbreviatedAddress(text);
-  if (kind === 'banking') return maskAccount(text);
+  if (name === 'destination_address') return abbreviatedAddress(textOf(value));
+  if (kind === 'banking') return maskAccount(textOf(value));
   if (kind === 'secret') return '(hidden)';
   if (name === 'wallet_id' || name === 'walletId') return named(labels.walletLabel, text);
   if (name === 'external_account_id' || name === 'externalAccountId') {

@@ -235,6 +235,17 @@ describe('renderApprovalCard: what exactly is asked', () => {
     expect(json).not.toContain('0x52908400098527886E0F7030069857D2E4169EE7');
   });
 
+  it('an id typed as an account number is masked all the same', () => {
+    const { json } = card(
+      request(
+        { operationId: 'deactivateDepositAccount', path: { virtualAccountId: '021000021' } },
+        {},
+      ),
+    );
+    expect(json).not.toContain('021000021');
+    expect(json).toContain('••••0021');
+  });
+
   it('a short crypto destination (a name such as treasury.eth) is shown whole, not by its tail', () => {
     const fields = { wallet_id: 'wal_1', amount: '1', destination_address: 'attacker.eth' };
     const { rows } = card(request({ operationId: 'createCryptoTransfer' }, fields));

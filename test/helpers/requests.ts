@@ -1,3 +1,5 @@
+import type { PaymentRequest } from '../../src/domain/approval.ts';
+import type { WriteOperationId } from '../../src/domain/operations.ts';
 import { Signer } from '../../src/domain/signer.ts';
 import { PayloadCipher } from '../../src/store/payload-cipher.ts';
 import type { ApprovalChecks, ApprovalRule, NewRequest } from '../../src/store/request-store.ts';
@@ -54,5 +56,39 @@ export function checks(
     refusal,
     stillCounted,
     seal: (request, approverId) => testSigner.approvalSeal(request, approverId),
+  };
+}
+
+/**
+ * A stored request as the store returns it: pending #12 asking `operationId` with `body`,
+ * fingerprinted with the tests' key, posted in C1; `overrides` change any fact.
+ */
+export function storedRequest(
+  operationId: WriteOperationId,
+  path: Record<string, string>,
+  body: string | undefined,
+  overrides: Partial<PaymentRequest> = {},
+): PaymentRequest {
+  return {
+    id: 12,
+    operationId,
+    path,
+    body,
+    fingerprint: testSigner.fingerprint(operationId, path, body),
+    holdKey: testSigner.holdKey(operationId, path, body),
+    requesterId: 'U01',
+    status: 'pending',
+    requiredApprovals: 1,
+    approvals: [],
+    createdAt: '2026-03-01T10:00:00.000Z',
+    expiresAt: '2026-03-02T10:00:00.000Z',
+    channelId: 'C1',
+    messageTs: '1700000000.000100',
+    decidedBy: undefined,
+    reason: undefined,
+    outcome: undefined,
+    reconciliation: undefined,
+    updatedAt: '2026-03-01T11:00:00.000Z',
+    ...overrides,
   };
 }

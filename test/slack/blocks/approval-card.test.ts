@@ -24,7 +24,7 @@ import {
 import type { SlackMessage } from '../../../src/slack/blocks/format.ts';
 import { ACTION } from '../../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
-import { testSigner } from '../../helpers/requests.ts';
+import { storedRequest } from '../../helpers/requests.ts';
 import {
   allText,
   expectNoLiveMarkup,
@@ -51,28 +51,7 @@ function request(
   const operationId = overrides.operationId ?? 'createPayout';
   const path = overrides.path ?? {};
   const body = Object.keys(fields).length === 0 ? undefined : JSON.stringify(fields);
-  return {
-    id: 12,
-    operationId,
-    path,
-    body,
-    fingerprint: testSigner.fingerprint(operationId, path, body),
-    holdKey: testSigner.holdKey(operationId, path, body),
-    requesterId: 'U01',
-    status: 'pending',
-    requiredApprovals: 1,
-    approvals: [],
-    createdAt: '2026-03-01T10:00:00.000Z',
-    expiresAt: '2026-03-02T10:00:00.000Z',
-    channelId: 'C1',
-    messageTs: '1700000000.000100',
-    decidedBy: undefined,
-    reason: undefined,
-    outcome: undefined,
-    reconciliation: undefined,
-    updatedAt: '2026-03-01T11:00:00.000Z',
-    ...overrides,
-  };
+  return storedRequest(operationId, path, body, overrides);
 }
 
 /** What each status says once decided, with the facts that status carries. */

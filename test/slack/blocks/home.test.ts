@@ -6,34 +6,18 @@ import { parseHomeButton, renderHome } from '../../../src/slack/blocks/home.ts';
 import { renderHelp } from '../../../src/slack/blocks/messages.ts';
 import { ACTION } from '../../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
-import { testSigner } from '../../helpers/requests.ts';
+import { storedRequest } from '../../helpers/requests.ts';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 
 function request(id: number, overrides: Partial<PaymentRequest> = {}): PaymentRequest {
   const body = JSON.stringify({ ...EXAMPLE_CALLS.createPayout.body, amount: `${id}.00` });
-  return {
+  return storedRequest('createPayout', {}, body, {
     id,
-    operationId: 'createPayout',
-    path: {},
-    body,
-    fingerprint: testSigner.fingerprint('createPayout', {}, body),
-    holdKey: testSigner.holdKey('createPayout', {}, body),
-    requesterId: 'U01',
-    status: 'pending',
     requiredApprovals: 2,
     approvals: [{ userId: 'U03', at: '2026-03-01T11:00:00.000Z', seal: undefined }],
-    createdAt: '2026-03-01T10:00:00.000Z',
-    expiresAt: '2026-03-02T10:00:00.000Z',
-    channelId: 'C1',
-    messageTs: '1700000000.000100',
-    decidedBy: undefined,
-    reason: undefined,
-    outcome: undefined,
-    reconciliation: undefined,
-    updatedAt: '2026-03-01T11:00:00.000Z',
     ...overrides,
-  };
+  });
 }
 
 const buttons = (blocks: readonly KnownBlock[]) =>

@@ -7,7 +7,7 @@ import {
   renderRequestList,
 } from '../../../src/slack/blocks/request-views.ts';
 import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
-import { testSigner } from '../../helpers/requests.ts';
+import { storedRequest } from '../../helpers/requests.ts';
 import { allText, expectValidMessage, factRows } from './slack-message-checks.ts';
 
 /** The sandbox payout example's beneficiary account. */
@@ -20,28 +20,14 @@ function payout(
   overrides: Partial<PaymentRequest> = {},
 ): PaymentRequest {
   const body = JSON.stringify({ ...EXAMPLE_CALLS.createPayout.body, amount });
-  return {
+  return storedRequest('createPayout', {}, body, {
     id,
-    operationId: 'createPayout',
-    path: {},
-    body,
-    fingerprint: testSigner.fingerprint('createPayout', {}, body),
-    holdKey: testSigner.holdKey('createPayout', {}, body),
     requesterId: 'U0REQ',
-    status: 'pending',
     requiredApprovals: 2,
     approvals: [{ userId: 'U0APP', at: '2026-03-01T11:00:00.000Z' }],
-    createdAt: '2026-03-01T10:00:00.000Z',
-    expiresAt: '2026-03-02T10:00:00.000Z',
-    channelId: 'C1',
     messageTs: '1.2',
-    decidedBy: undefined,
-    reason: undefined,
-    outcome: undefined,
-    reconciliation: undefined,
-    updatedAt: '2026-03-01T11:00:00.000Z',
     ...overrides,
-  };
+  });
 }
 
 function rendered(message: Parameters<typeof expectValidMessage>[0]) {

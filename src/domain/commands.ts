@@ -29,6 +29,9 @@ const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 const CURRENCY = /^[A-Za-z]{3,6}$/;
 const MAX_LIMIT = 1000;
 
+/** `/pay balance` alone: every wallet's balance, so its wallet id is optional. */
+const ALL_BALANCES_WORD = 'balance';
+
 const READ_OPERATIONS = OPERATION_IDS.filter((id) => OPERATIONS[id].kind === 'read');
 
 /** The `/pay` words of read commands, in catalogue order, with `help`. */
@@ -50,7 +53,7 @@ export function parseCommand(text: string): Command {
   const candidates = READ_OPERATIONS.filter((id) => OPERATIONS[id].command === word);
   if (candidates.length === 0)
     return { kind: 'unknown', word: first.value, suggestion: closest(word) };
-  if (word === 'balance' && rest.length === 0) return { kind: 'all-balances' };
+  if (word === ALL_BALANCES_WORD && rest.length === 0) return { kind: 'all-balances' };
 
   const positional = rest.filter((token) => token.kind === 'word').length;
   // Several operations may share a word (`fx` and `fx EUR USD`): the arguments choose.
@@ -185,7 +188,8 @@ export function usage(word: string): string {
   const forms = READ_OPERATIONS.filter((id) => OPERATIONS[id].command === word).map((id) => {
     const spec: OperationSpec = OPERATIONS[id];
     const parts = [`/pay ${word}`];
-    for (const name of spec.pathParams) parts.push(`<${name}>`);
+    for (const name of spec.pathParams)
+      parts.push(word === ALL_BALANCES_WORD ? `[${name}]` : `<${name}>`);
     for (const param of spec.query) {
       if (param.positional === 'required') parts.push(`<${param.name}>`);
       else if (param.positional === 'optional') parts.push(`[${param.name}]`);

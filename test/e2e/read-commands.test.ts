@@ -27,7 +27,7 @@ function providerCalls(): number {
 
 describe('every read command answers through the response_url, ephemerally', () => {
   it.each([
-    ['help', ['/pay wallets', '/pay fx']],
+    ['help', ['/pay wallets', '/pay fx', '/pay balance [walletId]']],
     ['health', ['reachability only']],
     ['me', ['Acme Treasury Ltd', 'cus_acme01', 'payments:write']],
     ['wallets', [wallet.ethereumOps, wallet.solanaTreasury]],

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,6 +13,7 @@ import {
 } from '../../src/sandbox/payments-api.ts';
 import { rehearsalEnv } from '../../src/sandbox/rehearsal.ts';
 import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import { SlackIdentityError } from '../../src/slack/directory.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 
@@ -76,5 +78,25 @@ describe('a bot restarted on the same embedded store', () => {
       `not to the expected business ${SANDBOX_OTHER_BUSINESS.id}`,
     );
     expect((refused as Error).message).toContain('Stop');
+  });
+
+  it('refuses to start when Slack cannot be reached, naming auth.test and what to check, before creating the data folder', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise((resolve) => closed.close(resolve));
+    const folder = join(dataDir, 'never-created');
+
+    const refused = await bot({
+      SLACK_API_URL: `http://127.0.0.1:${port}/api/`,
+      PAYOPS_DATA_DIR: folder,
+    }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(SlackIdentityError);
+    const message = (refused as Error).message;
+    expect(message).toContain("Slack's auth.test call");
+    expect(message).toContain('ECONNREFUSED');
+    expect(message).toContain('SLACK_BOT_TOKEN');
+    expect(message).toContain('SLACK_API_URL');
+    expect(existsSync(folder)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseRoleMembers, type RoleMembers } from './app/access.ts';
+import { parseRoleMembers, type RoleMembers, type RoleName } from './app/access.ts';
 import { DEFAULT_FINAL_STATUSES } from './domain/follow.ts';
 import { isScope, SCOPES, type Scope } from './domain/operations.ts';
 
@@ -326,7 +326,7 @@ export function toPaymentsToolConfig(env: z.output<typeof paymentsEnvSchema>): P
   });
 }
 
-const roleList = (name: string, required: boolean) =>
+const roleList = (name: string, role: RoleName, required: boolean) =>
   z
     .string()
     .optional()
@@ -339,7 +339,7 @@ const roleList = (name: string, required: boolean) =>
           });
         return undefined;
       }
-      const { members, invalid } = parseRoleMembers(value);
+      const { members, invalid } = parseRoleMembers(value, role);
       if (invalid.length > 0) {
         ctx.addIssue({
           code: 'custom',
@@ -392,7 +392,7 @@ const slackEnvSchema = z.object({
     .refine((value) => /^\/[a-z0-9_-]{1,31}$/.test(value), {
       error: 'PAYOPS_COMMAND must be a slash command like /pay (lower case, at most 32 characters)',
     }),
-  PAYOPS_READERS: roleList('PAYOPS_READERS', true),
+  PAYOPS_READERS: roleList('PAYOPS_READERS', 'reader', true),
   PAYOPS_CHANNELS: z
     .string()
     .optional()
@@ -429,8 +429,8 @@ const slackEnvSchema = z.object({
 const DAY_MS = 86_400_000;
 
 const approvalsEnvSchema = z.object({
-  PAYOPS_REQUESTERS: roleList('PAYOPS_REQUESTERS', true),
-  PAYOPS_APPROVERS: roleList('PAYOPS_APPROVERS', true),
+  PAYOPS_REQUESTERS: roleList('PAYOPS_REQUESTERS', 'requester', true),
+  PAYOPS_APPROVERS: roleList('PAYOPS_APPROVERS', 'approver', true),
   PAYOPS_APPROVALS_CHANNEL: requiredText('PAYOPS_APPROVALS_CHANNEL').refine(
     (value) => /^[CG][A-Z0-9]{2,}$/.test(value),
     {

@@ -4,7 +4,11 @@
  * and access is denied when the directory cannot answer: a payments tool fails closed.
  */
 
+export type RoleName = 'reader' | 'requester' | 'approver';
+
 export interface RoleMembers {
+  /** Which role the list grants: a refusal names it and who holds it. */
+  role: RoleName;
   users: ReadonlySet<string>;
   groups: ReadonlySet<string>;
 }
@@ -16,13 +20,16 @@ export interface GroupDirectory {
 
 export type AccessDecision =
   | { allowed: true }
-  | { allowed: false; reason: 'not_member' | 'directory_unavailable' };
+  | { allowed: false; reason: 'not_member' | 'directory_unavailable'; role: RoleMembers };
 
 export const USER_ID = /^[UW][A-Z0-9]{2,}$/;
 export const GROUP_ID = /^S[A-Z0-9]{2,}$/;
 
 /** Splits `U123,S456` into users and groups; unknown forms are returned as problems. */
-export function parseRoleMembers(list: string): { members: RoleMembers; invalid: string[] } {
+export function parseRoleMembers(
+  list: string,
+  role: RoleName,
+): { members: RoleMembers; invalid: string[] } {
   const users = new Set<string>();
   const groups = new Set<string>();
   const invalid: string[] = [];
@@ -34,7 +41,7 @@ export function parseRoleMembers(list: string): { members: RoleMembers; invalid:
     else if (GROUP_ID.test(entry)) groups.add(entry);
     else invalid.push(entry);
   }
-  return { members: { users, groups }, invalid };
+  return { members: { role, users, groups }, invalid };
 }
 
 interface CachedGroup {
@@ -75,7 +82,7 @@ export class AccessControl {
         unavailable = true;
       }
     }
-    return { allowed: false, reason: unavailable ? 'directory_unavailable' : 'not_member' };
+    return { allowed: false, reason: unavailable ? 'directory_unavailable' : 'not_member', role };
   }
 
   /** Drops a group's cached members, e.g. when Slack reports a membership change. */

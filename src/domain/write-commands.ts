@@ -114,7 +114,7 @@ export function validateWriteFields(
     const value = fields[name];
     const problem =
       value === undefined
-        ? "missing — add it: payops needs every field of the spec's example"
+        ? 'missing — give it a value: every field is needed'
         : valueProblem(name, value, false);
     if (problem !== undefined) errors.push({ field: name, message: `${name}: ${problem}` });
   }

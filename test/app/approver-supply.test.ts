@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { GroupDirectory, RoleMembers } from '../../src/app/access.ts';
+import type { GroupDirectory, RoleMembers, RoleName } from '../../src/app/access.ts';
 import { approverSupply } from '../../src/app/approver-supply.ts';
 
-const role = (users: string[], groups: string[] = []): RoleMembers => ({
+const role = (name: RoleName, users: string[], groups: string[] = []): RoleMembers => ({
+  role: name,
   users: new Set(users),
   groups: new Set(groups),
 });
@@ -25,7 +26,10 @@ describe('approverSupply', () => {
   it('counts distinct people: users listed and group members, each group asked once', async () => {
     const slack = directory({ S0OPS: ['U0BOB', 'U0CAROL'], S0LEADS: ['U0CAROL', 'U0ERIN'] });
     const supply = await approverSupply(
-      { approvers: role(['U0BOB'], ['S0OPS', 'S0LEADS']), requesters: role(['U0DAVE'], ['S0OPS']) },
+      {
+        approvers: role('approver', ['U0BOB'], ['S0OPS', 'S0LEADS']),
+        requesters: role('requester', ['U0DAVE'], ['S0OPS']),
+      },
       slack,
     );
     expect(supply).toEqual({ approvers: 3, approverMayRequest: true, unlisted: [] });
@@ -34,7 +38,10 @@ describe('approverSupply', () => {
 
   it('no approver requests: nobody is lost to their own request', async () => {
     const supply = await approverSupply(
-      { approvers: role(['U0BOB', 'U0CAROL']), requesters: role(['U0ALICE']) },
+      {
+        approvers: role('approver', ['U0BOB', 'U0CAROL']),
+        requesters: role('requester', ['U0ALICE']),
+      },
       directory({}),
     );
     expect(supply).toEqual({ approvers: 2, approverMayRequest: false, unlisted: [] });
@@ -42,7 +49,10 @@ describe('approverSupply', () => {
 
   it('a group Slack cannot list is named, not counted; unlisted requesters may be approvers', async () => {
     const supply = await approverSupply(
-      { approvers: role(['U0BOB'], ['S0GONE']), requesters: role([], ['S0HIDDEN']) },
+      {
+        approvers: role('approver', ['U0BOB'], ['S0GONE']),
+        requesters: role('requester', [], ['S0HIDDEN']),
+      },
       directory({}),
     );
     expect(supply).toEqual({

@@ -96,8 +96,8 @@ describe.each(engines())('the claimed write on %s', (engine) => {
       policy: { ...DEFAULT_POLICY, defaultApprovals: requiredApprovals },
       access: new AccessControl({ members: async () => approverGroup }),
       roles: {
-        requesters: parseRoleMembers('U0ALICE').members,
-        approvers: parseRoleMembers('S0APPROVERS').members,
+        requesters: parseRoleMembers('U0ALICE', 'requester').members,
+        approvers: parseRoleMembers('S0APPROVERS', 'approver').members,
       },
       instanceId: 'fence-test',
       leaseMs: LEASE_MS,

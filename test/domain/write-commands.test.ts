@@ -252,7 +252,7 @@ describe('validateWriteFields', () => {
         expect(errors).toEqual([
           {
             field: missing,
-            message: `${missing}: missing — add it: payops needs every field of the spec's example`,
+            message: `${missing}: missing — give it a value: every field is needed`,
           },
         ]);
       }

@@ -160,7 +160,7 @@ describe('the App Home: each person their queue', () => {
 
     // Dave, no approver, cannot approve with a button he made himself.
     expect(await clickHome(r, 'U0DAVE', ACTION.homeApprove, String(staleButton?.value))).toMatch(
-      'not on the list of people who may use payops',
+      /not an approver.*The approvers are <!subteam\^S0APPROVERS>/,
     );
 
     // Carol's Home now shows 1 of 2; her approval completes it: one call, the card updated.

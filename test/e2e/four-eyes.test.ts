@@ -135,7 +135,9 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     const own = await click(r, ACTION.approve, 'U0ALICE', ts);
     expect(await toldAfter(r, own)).toMatch(/cannot approve it/);
     const stranger = await click(r, ACTION.approve, 'U0ERIN', ts);
-    expect(await toldAfter(r, stranger)).toMatch(/not set up|ask/i);
+    expect(await toldAfter(r, stranger)).toMatch(
+      /not an approver.*The approvers are <!subteam\^S0APPROVERS>.*ask #payops-admins/,
+    );
     expect(payoutsSent(r).length).toBe(before);
 
     const approved = await click(r, ACTION.approve, 'U0BOB', ts);
@@ -302,7 +304,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
   it('while frozen nothing is sent; after unfreeze the same request can be approved', async () => {
     const before = payoutsSent(r).length;
     const { id, ts } = await request(r, `payout ${fieldsText({ ...PAYOUT, amount: '8.00' })}`);
-    expect((await ask(r, 'freeze', { userId: 'U0DAVE' })).shown).toMatch(/not set up|ask/i);
+    expect((await ask(r, 'freeze', { userId: 'U0DAVE' })).shown).toMatch(/not an approver/);
     expect((await ask(r, 'freeze incident 7', { userId: 'U0BOB' })).shown).toContain('frozen');
     expect(await cardMatching(r, ts, /./)).toContain('incident 7');
     const frozen = await click(r, ACTION.approve, 'U0CAROL', ts);
@@ -383,11 +385,30 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     expect((await r.bot.workflow.store.get(first.id))?.status).toBe('unknown');
   });
 
+  it('a write typed by someone who may not request names those who may', async () => {
+    const answer = await ask(r, `payout ${fieldsText(PAYOUT)}`, { userId: 'U0BOB' });
+    expect(answer.shown).toMatch(
+      /may not request payments.*Those who may are <@U0ALICE>, <@U0DAVE>.*ask #payops-admins/,
+    );
+  });
+
   it('field=value mistakes name the field, and nothing is stored', async () => {
-    const answer = await ask(r, `payout ${fieldsText({ ...PAYOUT, amount: '1,000', bogus: 'x' })}`);
-    expect(answer.shown).toContain('amount');
-    expect(answer.shown).toContain('bogus');
-    expect(answer.shown).toContain('not created');
+    const { beneficiary_account: _, ...withoutAccount } = PAYOUT;
+    const answer = await ask(
+      r,
+      `payout ${fieldsText({ ...withoutAccount, amount: '1,000', bogus: 'x' })}`,
+    );
+    // One line per mistake, each starting with its field.
+    const [lead, ...lines] = String(answer.body.text).split('\n');
+    expect(lead).toContain('not created');
+    expect(lines.map((line) => /^• (\w+):/.exec(line)?.[1]).sort()).toEqual([
+      'amount',
+      'beneficiary_account',
+      'bogus',
+    ]);
+    expect(lines.find((line) => line.startsWith('• beneficiary_account:'))).toBe(
+      '• beneficiary_account: missing — give it a value: every field is needed',
+    );
   });
 
   it('the modal opens from the bare command, and its errors are shown per field', async () => {

@@ -51,7 +51,7 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
         rejectRateLimitedCalls: true,
       }),
       approvalsChannelId: APPROVALS,
-      approvers: { users: new Set(), groups: new Set() },
+      approvers: { role: 'approver', users: new Set(), groups: new Set() },
       // Slack's limits are off here: what is tested is who posts, not how fast.
       limiter: new SlackRateLimiter(new RateBucketsStore(database.db), 100),
       logger: createLogger({ level: 'silent', secrets: [] }),

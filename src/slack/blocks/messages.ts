@@ -1,3 +1,4 @@
+import type { RoleMembers } from '../../app/access.ts';
 import type { UnsettledTwin } from '../../domain/approval.ts';
 import { clip } from '../../domain/command-text.ts';
 import type { Scope } from '../../domain/operations.ts';
@@ -92,6 +93,15 @@ export function renderInvalid(message: string, command: string): SlackMessage {
   );
 }
 
+/**
+ * A write command that could not be requested: one line per mistake, each naming its field.
+ * The mistakes quote what was typed, decoded: escaped again so it shows as typed.
+ */
+export function renderNotCreated(problems: readonly string[]): SlackMessage {
+  const lines = problems.map((problem) => `• ${escapeMrkdwn(problem)}`);
+  return notice(`The request was not created, and nothing was stored:\n${lines.join('\n')}`);
+}
+
 export function renderUnknown(
   word: string,
   suggestion: string | undefined,
@@ -104,11 +114,29 @@ export function renderUnknown(
   );
 }
 
-/** `accessAdmin` is configured text and may mention a person or a user group. */
-export function renderNotAllowed(accessAdmin: string): SlackMessage {
-  return notice(
-    `Sorry, you are not on the list of people who may use payops, so nothing was run. To get access, ask ${textWithMentions(accessAdmin)}.`,
-  );
+/**
+ * A refusal for want of a role. `accessAdmin` is configured text and may mention a person or a
+ * user group; refused a requester's or approver's act, the person is told who holds that role.
+ */
+export function renderNotAllowed(accessAdmin: string, role?: RoleMembers): SlackMessage {
+  const admin = textWithMentions(accessAdmin);
+  const holders = role
+    ? joinWithin([...role.users, ...role.groups].map(textWithMentions), ', ', 1500)
+    : '';
+  switch (role?.role) {
+    case 'approver':
+      return notice(
+        `Sorry, you are not an approver, so nothing was done. ${holders ? `The approvers are ${holders}: ask one of them. ` : ''}To become an approver, ask ${admin}.`,
+      );
+    case 'requester':
+      return notice(
+        `Sorry, you may not request payments or other writes, so nothing was requested. ${holders ? `Those who may are ${holders}: ask one of them. ` : ''}To be allowed, ask ${admin}.`,
+      );
+    default:
+      return notice(
+        `Sorry, you are not on the list of people who may use payops, so nothing was run. To get access, ask ${admin}.`,
+      );
+  }
 }
 
 export function renderDirectoryUnavailable(): SlackMessage {

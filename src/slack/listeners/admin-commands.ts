@@ -46,7 +46,7 @@ export async function answerAdminCommand(
   if (!decision.allowed) {
     return decision.reason === 'directory_unavailable'
       ? renderDirectoryUnavailable()
-      : renderNotAllowed(deps.accessAdmin);
+      : renderNotAllowed(deps.accessAdmin, decision.role);
   }
   switch (word) {
     case 'freeze':
@@ -102,7 +102,8 @@ export async function answerAdminCommand(
       const executed = verdict.toLowerCase() === 'executed';
       const result = await deps.workflow.resolve(Number(id), command.user_id, executed, note.text);
       if (result.kind === 'not_found') return notice(`Request #${id} does not exist.`);
-      if (result.kind === 'not_allowed') return renderNotAllowed(deps.accessAdmin);
+      if (result.kind === 'not_allowed')
+        return renderNotAllowed(deps.accessAdmin, result.decision.role);
       if (result.kind === 'refused') return notice(result.reason);
       return notice(
         executed

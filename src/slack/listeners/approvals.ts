@@ -11,13 +11,14 @@ import { parseWriteCommand, validateWriteFields } from '../../domain/write-comma
 import type { Logger } from '../../logger.ts';
 import { findList, recordIdentity } from '../../payments/response-shape.ts';
 import { checksText, STATUS_WORDS } from '../blocks/approval-card.ts';
-import { escapeMrkdwn, freeText, notice, type SlackMessage } from '../blocks/format.ts';
+import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { parseHomeButton } from '../blocks/home.ts';
 import {
   heldText,
   renderDirectoryUnavailable,
   renderMissingScopes,
   renderNotAllowed,
+  renderNotCreated,
 } from '../blocks/messages.ts';
 import {
   buildNoticeModal,
@@ -216,13 +217,7 @@ export async function answerWriteCommand(
   client: WebClient,
 ): Promise<SlackMessage | undefined> {
   const parsed = parseWriteCommand(command.text);
-  if (parsed.kind === 'invalid') {
-    return notice(
-      'The request was not created:',
-      // They quote what was typed, decoded: escaped again so it shows as typed.
-      parsed.errors.map((error) => escapeMrkdwn(error.message)),
-    );
-  }
+  if (parsed.kind === 'invalid') return renderNotCreated(parsed.errors.map((e) => e.message));
   if (parsed.kind === 'intent') {
     return createRequest(deps, parsed.intent, command.user_id, command.channel_id, {
       responseUrl: command.response_url,
@@ -452,7 +447,7 @@ function deniedText(result: Denied, accessAdmin: string): string {
 function deniedMessage(result: Denied, accessAdmin: string): SlackMessage {
   return result.decision.reason === 'directory_unavailable'
     ? renderDirectoryUnavailable()
-    : renderNotAllowed(accessAdmin);
+    : renderNotAllowed(accessAdmin, result.decision.role);
 }
 
 /** An ephemeral note to the person who clicked; the approval message itself is not touched. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parseRoleMembers } from '../../../src/app/access.ts';
 import {
   InsufficientScopeError,
   RequestRejectedError,
@@ -11,6 +12,7 @@ import {
   renderInvalid,
   renderMissingScopes,
   renderNotAllowed,
+  renderNotCreated,
   renderPaymentsError,
   renderUnknown,
   renderWrongChannel,
@@ -140,6 +142,17 @@ describe('renderInvalid and renderUnknown', () => {
     expect(text).toContain('Type `/pay help`');
   });
 
+  it('a write not created: one line per mistake, what was typed escaped', () => {
+    const message = renderNotCreated(['amount: `1,000` is not a decimal', 'bogus: <!here> no']);
+    const text = textOf(message);
+    expect(message.text.split('\n')).toEqual([
+      'The request was not created, and nothing was stored:',
+      '• amount: `1,000` is not a decimal',
+      '• bogus: &lt;!here&gt; no',
+    ]);
+    expect(text).toContain('• amount: `1,000` is not a decimal\n• bogus:');
+  });
+
   it('an unknown word with no close command only points to help, and is escaped', () => {
     const text = textOf(renderUnknown('<!everyone>', undefined, '/pay'));
     expect(text).toContain('`/pay &lt;!everyone&gt;`');
@@ -159,6 +172,23 @@ describe('refusals', () => {
     expect(textOf(renderNotAllowed('S0FIN'))).toContain('ask <!subteam^S0FIN>.');
     const text = textOf(renderNotAllowed('Ana <!channel> & co'));
     expect(text).toContain('ask Ana &lt;!channel&gt; &amp; co.');
+  });
+
+  it('not an approver: names the approvers as mentions, and who grants the role', () => {
+    const approvers = parseRoleMembers('U0BOB,S0LEADS', 'approver').members;
+    const text = textOf(renderNotAllowed('S0FIN', approvers));
+    expect(text).toContain('you are not an approver, so nothing was done');
+    expect(text).toContain('The approvers are <@U0BOB>, <!subteam^S0LEADS>: ask one of them.');
+    expect(text).toContain('ask <!subteam^S0FIN>.');
+    expect(text).not.toContain('use payops');
+  });
+
+  it('not a requester: says they may not request, and names who may', () => {
+    const requesters = parseRoleMembers('U0ALICE', 'requester').members;
+    const text = textOf(renderNotAllowed('U0ADMIN', requesters));
+    expect(text).toContain('you may not request payments or other writes');
+    expect(text).toContain('Those who may are <@U0ALICE>');
+    expect(text).toContain('ask <@U0ADMIN>.');
   });
 
   it('directory unavailable: membership could not be checked, try again', () => {

@@ -1,4 +1,8 @@
-/** A counting semaphore: at most `limit` holders at once, the rest wait in arrival order. */
+/**
+ * A counting semaphore: at most `limit` holders at once, the rest wait in arrival order.
+ * Hand-written because the Payments client needs `tryAcquire`, a deadline and an abort per
+ * waiter and the queue's length together, which neither p-limit nor async-sema offers.
+ */
 export class Semaphore {
   readonly limit: number;
   #held = 0;
@@ -27,8 +31,8 @@ export class Semaphore {
 
   /**
    * Resolves with a release function once a slot is free; rejects if `signal` aborts or
-   * `timeoutMs` passes first, leaving the queue. (A plain timer: `AbortSignal.timeout` per
-   * waiter cost a measurable share of the engine under load.)
+   * `timeoutMs` passes first, leaving the queue. (A plain timer: cheaper than an
+   * `AbortSignal.timeout` per waiter.)
    */
   acquire(
     options: { signal?: AbortSignal | undefined; timeoutMs?: number } = {},

@@ -126,8 +126,8 @@ export class PaymentsClient {
     this.#pool = new Pool(base.origin, { ...poolOptions, keepAliveTimeout: 30_000 });
     // A kept-alive connection can be closed by the provider just as a request goes out on it
     // (its idle timeout, or ours seen late by a busy event loop): a read is then retried, but
-    // a write's outcome would be unknown though it never arrived. Seen in the benchmark: 11 of
-    // 1,000 payouts. A write opens its own connection, which no idle timeout can have closed.
+    // a write's outcome would be unknown though it never arrived. A write opens its own
+    // connection, which no idle timeout can have closed.
     // Its connect has a deadline of its own, inside the write's: a connect that times out is a
     // write known not sent, where the write's deadline passing could only say "unknown".
     this.#writePool = new Pool(base.origin, {
@@ -150,6 +150,8 @@ export class PaymentsClient {
       );
     }
     const started = performance.now();
+    // Our loop, not undici's RetryAgent or p-retry: whether to retry is decided on the
+    // classified error (never a write, never what may have executed), each try in its own slot.
     const maxAttempts = spec.kind === 'read' ? 1 + this.#options.readRetries : 1;
     for (let attempt = 1; ; attempt++) {
       try {

@@ -2,7 +2,9 @@
  * `JSON.parse`, except that every number written with a fraction or an exponent, and every
  * integer beyond 2^53, comes back as a string of exactly the provider's digits. An amount
  * sent as `1250.50` therefore stays `1250.50` instead of becoming the float `1250.5`.
- * (Node 20 has no source-text access in `JSON.parse` revivers, hence this pre-pass.)
+ * (Node 20 has no source-text access in `JSON.parse` revivers, hence this pre-pass; not the
+ * lossless-json package, a second whole JSON parser in the path of every reply, where quoting
+ * a few lexemes lets `JSON.parse` do the parsing.)
  */
 export function parseJsonPreservingDecimals(text: string): unknown {
   return JSON.parse(quoteInexactNumbers(text));

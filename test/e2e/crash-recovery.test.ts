@@ -81,7 +81,7 @@ describe.each(engines())('crash recovery on %s', (engine) => {
 describe('the embedded store folder', () => {
   const parts = useParts('pglite');
 
-  // Two processes start on PGlite: 14 s alone on a slow 2-core VM, past 20 s beside other suites.
+  // Two processes each start on PGlite, slow on a shared machine: a longer timeout than usual.
   it('a second process on the same PAYOPS_DATA_DIR refuses to start, naming the data folder in use', {
     timeout: 45_000,
   }, async () => {

@@ -195,7 +195,6 @@ describe('the Slack outbox', () => {
     const slackCalls = r.slack.calls.length;
     const refused = Object.values(r.slack.rateLimited).reduce((a, b) => a + b, 0);
     // Unpaced, 40 cards at once would meet about ten 429s; paced, a jittered call may meet one.
-    // (The bench holds the 2 % target over some 900 calls.)
     expect(refused).toBeLessThanOrEqual(2);
     expect(slackCalls).toBeGreaterThanOrEqual(40);
   });

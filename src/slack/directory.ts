@@ -46,7 +46,10 @@ function innermostReason(error: unknown): string {
   }
   const { code, message } = (current ?? {}) as { code?: unknown; message?: unknown };
   const text = typeof message === 'string' ? message : '';
-  if (typeof code === 'string' && !text.includes(code)) return text ? `${code}: ${text}` : code;
+  // A system error's code (`ECONNREFUSED`), which an aggregate of them may leave out of its text.
+  if (typeof code === 'string' && /^[A-Z_]+$/.test(code) && !text.includes(code)) {
+    return text ? `${code}: ${text}` : code;
+  }
   return text || String(current);
 }
 

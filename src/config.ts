@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseRoleMembers, type RoleMembers, type RoleName } from './app/access.ts';
 import { DEFAULT_FINAL_STATUSES } from './domain/follow.ts';
 import { isScope, SCOPES, type Scope } from './domain/operations.ts';
+import type { StoreConfig } from './store/open-store.ts';
 
 /**
  * Configuration comes from the environment, is validated once by zod, and fails with every
@@ -641,14 +642,6 @@ export interface FollowConfig {
   forMs: number;
   /** How often each record is read while it changes (15 minutes once unchanged for an hour). */
   intervalMs: number;
-}
-
-export interface StoreConfig {
-  /** PostgreSQL when set; otherwise embedded PGlite in `dataDir`. */
-  databaseUrl: string | undefined;
-  dataDir: string;
-  /** Never create an embedded store: refuse to start without one. */
-  mustExist: boolean;
 }
 
 export interface SlackConfig {

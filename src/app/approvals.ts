@@ -24,7 +24,7 @@ import type { Logger } from '../logger.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
 import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
-import type { FreezeState, RequestStore } from '../store/request-store.ts';
+import type { CountApprovalResult, FreezeState, RequestStore } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget, DeliveryStatus, OutboxPort } from './outbox-port.ts';
@@ -88,14 +88,10 @@ export type RequestResult =
   /** A pre-flight check failed beyond doubt, or any did under `strict`: nothing stored. */
   | { kind: 'refused'; reason: string; checks: PreflightCheck[] };
 
+/** The store's count of the approval, unless it claimed the request: then its execution. */
 export type ApproveResult =
   | Denied
-  | { kind: 'not_found' }
-  | { kind: 'refused'; reason: string; request: PaymentRequest }
-  /** Not counted: another request for the same write is unsettled. */
-  | { kind: 'held'; twin: UnsettledTwin; request: PaymentRequest }
-  | { kind: 'frozen'; freeze: FreezeState; request: PaymentRequest }
-  | { kind: 'recorded'; request: PaymentRequest }
+  | Exclude<CountApprovalResult, { kind: 'claimed' }>
   /** The last approval: the one call was made; `request.status` says how it went. */
   | { kind: 'executed'; request: PaymentRequest };
 

@@ -1,10 +1,18 @@
-import type { StoreConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { auditSessionSettings } from './audit-chain.ts';
 import { applySessionSettings, type Database } from './database.ts';
 import type { DataDirLockLost } from './folder-lock.ts';
 import { openPglite } from './pglite.ts';
 import { openPostgres } from './postgres.ts';
+
+/** Where the store is. */
+export interface StoreConfig {
+  /** PostgreSQL when set; otherwise embedded PGlite in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Never create an embedded store: refuse to start without one. */
+  mustExist: boolean;
+}
 
 /**
  * PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing).

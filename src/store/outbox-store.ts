@@ -1,11 +1,3 @@
-import type {
-  Delivery,
-  DeliveryKind,
-  DeliveryState,
-  DeliveryStatus,
-  DeliveryTarget,
-  OutboxPort,
-} from '../app/outbox-port.ts';
 import type { Database } from './database.ts';
 
 /**
@@ -13,6 +5,50 @@ import type { Database } from './database.ts';
  * change and its message in one statement or transaction); here they are claimed, each by one
  * process (a conditional update: a row another replica claimed is not returned), and settled.
  */
+
+export type DeliveryKind = 'card' | 'card_update' | 'notice' | 'confirmation';
+export type DeliveryState = 'waiting' | 'sending' | 'delivered' | 'failed' | 'superseded';
+
+/** Where the requester's confirmation goes: a command's response_url, or an ephemeral in a channel (a form has no response_url). */
+export type AnswerTarget = { responseUrl: string } | { channelId: string; userId: string };
+
+/** A confirmation's target as stored. */
+export interface DeliveryTarget {
+  responseUrl?: string;
+  channelId?: string;
+  userId?: string;
+  /** Why the card could not be posted (a `card_failed` confirmation). */
+  cause?: string;
+}
+
+/** A delivery ready to go, with where its request's card is (once posted). */
+export interface Delivery {
+  id: number;
+  requestId: number;
+  kind: DeliveryKind;
+  /** What a notice tells: a status, or reconciled / resolved / late_outcome / card_failed. */
+  event: string | undefined;
+  target: DeliveryTarget | undefined;
+  attempts: number;
+  /** A post that may have reached Slack: looked for before posting again. */
+  maybePosted: boolean;
+  enqueuedAt: string;
+  giveUpAt: string;
+  channelId: string | undefined;
+  messageTs: string | undefined;
+}
+
+/** A delivery as `/pay request N` shows it. */
+export interface DeliveryStatus {
+  id: number;
+  kind: DeliveryKind;
+  event: string | undefined;
+  state: DeliveryState;
+  attempts: number;
+  dueAt: string;
+  deliveredAt: string | undefined;
+  lastError: string | undefined;
+}
 
 /**
  * The approval card of each request in `source` redrawn as it is now: joins the request's
@@ -156,7 +192,7 @@ const HOUSEKEEPING = `
   )
   select (select count(*) from recovered) as recovered`;
 
-export class OutboxStore implements OutboxPort {
+export class OutboxStore {
   readonly #db: Database;
 
   constructor(db: Database) {

@@ -1,5 +1,11 @@
-import type { RateBucket, RateBucketsPort } from '../app/outbox-port.ts';
 import type { Database } from './database.ts';
+
+/** One of Slack's limits as a token bucket: at most `capacity` at once, `perSecond` refill. */
+export interface RateBucket {
+  key: string;
+  capacity: number;
+  perSecond: number;
+}
 
 /**
  * Slack's limits as token buckets in SQL, so that several replicas keep to them together. A
@@ -43,7 +49,7 @@ const BLOCK = `
          now() + make_interval(secs => $2::double precision / 1000))
     from locked where b.key = locked.key`;
 
-export class RateBucketsStore implements RateBucketsPort {
+export class RateBucketsStore {
   readonly #db: Database;
   /** Buckets this process knows exist (created full on first use). */
   readonly #known = new Set<string>();

@@ -43,7 +43,7 @@ function gatedAfterClaim(db: Database) {
         });
       }
       const rows = await target.query(sql, params);
-      if (sql.includes("then 'executing'"))
+      if (sql.includes('as claimed_updated_at'))
         claimed = (rows[0] as { claimed_updated_at: unknown })?.claimed_updated_at != null;
       return rows as never;
     };

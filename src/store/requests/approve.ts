@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { PaymentRequest, UnsettledTwin } from '../../domain/approval.ts';
+import { type ApprovalWrite, approveAndClaim, recordApproval } from './approval-writes.ts';
+import { assertTransition } from './audit.ts';
+import { type FreezeState, loadWithFreeze } from './freeze.ts';
+import type { RequestDb } from './rows.ts';
+
+/** What counting one approval did. */
+export type CountApprovalResult =
+  | { kind: 'not_found' }
+  | { kind: 'refused'; reason: string; request: PaymentRequest }
+  /** Not counted: another request for the same write is unsettled. */
+  | { kind: 'held'; twin: UnsettledTwin; request: PaymentRequest }
+  | { kind: 'frozen'; freeze: FreezeState; request: PaymentRequest }
+  /** Counted; more approvals are needed. */
+  | { kind: 'recorded'; request: PaymentRequest }
+  /**
+   * Counted, and it was the last one needed: this caller alone must now execute it, proving it
+   * still holds the claim with `claimToken` (`markSending`).
+   */
+  | { kind: 'claimed'; request: PaymentRequest; claimToken: string };
+
+/**
+ * Checked on the request as read (the approval counts only if it is unchanged since): why this
+ * approval must not count, or undefined.
+ */
+export type ApprovalRule = (request: PaymentRequest, approverId: string) => string | undefined;
+
+/** What an approval is checked against and sealed with, on the request as read. */
+export interface ApprovalChecks {
+  refusal: ApprovalRule;
+  /**
+   * Asked only when this approval could complete the request: how many of its earlier
+   * approvals still count (their approvers may no longer be approvers), or why it cannot tell.
+   */
+  stillCounted(request: PaymentRequest): Promise<{ counted: number } | { refusal: string }>;
+  /** The seal of what this approver approves (`Signer.approvalSeal`). */
+  seal(request: PaymentRequest, approverId: string): string;
+}
+
+/** Reads and conditional writes of one approval before it gives up: each retry means another
+ * click changed the request meanwhile, so this many in a row is a storm, not bad luck. */
+const APPROVE_ATTEMPTS = 20;
+
+/**
+ * Counts one person's approval, once. When it completes the required number — and payments
+ * are not frozen — the request moves to `executing` in the same statement and the caller
+ * is told it alone holds the claim (`claimedBy`). A refused or frozen click changes nothing.
+ */
+export async function countApproval(
+  store: RequestDb,
+  {
+    id,
+    approverId,
+    claimedBy,
+    checks,
+  }: { id: number; approverId: string; claimedBy: string; checks: ApprovalChecks },
+): Promise<CountApprovalResult> {
+  // Optimistic: the rules run on the request as read, and the write counts only if nothing
+  // changed since (its version), so no transaction holds a lock across a round trip.
+  const claimToken = randomUUID();
+  for (let attempt = 1; attempt <= APPROVE_ATTEMPTS; attempt++) {
+    const read = await loadWithFreeze(store, { id });
+    if (!read) return { kind: 'not_found' };
+    const { request, freeze, version } = read;
+    const refusal = checks.refusal(request, approverId);
+    if (refusal) return { kind: 'refused', reason: refusal, request };
+    let counted = request.approvals.length;
+    if (counted + 1 >= request.requiredApprovals) {
+      const earlier = await checks.stillCounted(request);
+      if ('refusal' in earlier) return { kind: 'refused', reason: earlier.refusal, request };
+      counted = earlier.counted;
+    }
+    const seal = checks.seal(request, approverId);
+    const approval: ApprovalWrite = {
+      id,
+      approverId,
+      version,
+      seal,
+      detail: {
+        approvals: counted + 1,
+        required: request.requiredApprovals,
+        ...(counted < request.approvals.length && {
+          notCounted: request.approvals.length - counted,
+        }),
+      },
+    };
+    const approved = (at: string) => [...request.approvals, { userId: approverId, at, seal }];
+    if (counted + 1 < request.requiredApprovals) {
+      const approvedAt = await recordApproval(store.db, approval);
+      // Changed since it was read (another approval, a decision): read it again.
+      if (approvedAt === undefined) continue;
+      return { kind: 'recorded', request: { ...request, approvals: approved(approvedAt) } };
+    }
+    if (freeze.frozen) return { kind: 'frozen', freeze, request };
+    assertTransition(id, 'pending', 'executing');
+    const claim = await approveAndClaim(store.db, {
+      ...approval,
+      holdKey: request.holdKey,
+      claimedBy,
+      claimToken,
+    });
+    if (claim.kind === 'changed') continue;
+    if (claim.kind === 'held') return { kind: 'held', twin: claim.twin, request };
+    const claimed: PaymentRequest = {
+      ...request,
+      approvals: approved(claim.approvedAt),
+      status: 'executing',
+      updatedAt: claim.claimedAt,
+    };
+    return { kind: 'claimed', request: claimed, claimToken };
+  }
+  throw new Error(
+    `request ${id} changed ${APPROVE_ATTEMPTS} times while being approved; nothing was counted`,
+  );
+}

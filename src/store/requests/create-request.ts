@@ -1,0 +1,80 @@
+import type { PaymentRequest, RequestLabels } from '../../domain/approval.ts';
+import type { WriteOperationId } from '../../domain/operations.ts';
+import type { AnswerTarget } from '../outbox-store.ts';
+import { INSERT_AUDIT } from './audit.ts';
+import {
+  REQUEST_ROW_COLUMNS,
+  REQUEST_TABLE_COLUMNS,
+  type RequestDb,
+  type RequestRow,
+  toRequest,
+} from './rows.ts';
+
+export interface NewRequest {
+  operationId: WriteOperationId;
+  path: Record<string, string>;
+  body: string | undefined;
+  fingerprint: string;
+  holdKey: string;
+  /** The keyed tags of the destination paid and of the name it is paid under, if any. */
+  payee?: { tag: string; nameTag: string | undefined } | undefined;
+  requesterId: string;
+  requiredApprovals: number;
+  expiresAt: Date;
+  requesterChannelId: string | undefined;
+  labels?: RequestLabels | undefined;
+  /** Where the requester's confirmation goes (the outbox delivers it). */
+  answerTo?: AnswerTarget | undefined;
+}
+
+/**
+ * A new request (pending, no approvals yet) with its `requested` audit row, its card and the
+ * requester's confirmation, in one statement; returned as `loadRequest` reads it.
+ */
+const CREATE_REQUEST = `
+  with created as (
+    insert into payment_requests
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14)
+    returning ${REQUEST_TABLE_COLUMNS}
+  ), created_audit as (
+    ${INSERT_AUDIT}
+    select id, $5, 'requested', null, 'pending', $4, $10 from created
+  ), card as (
+    insert into slack_outbox (request_id, kind, give_up_at) select id, 'card', expires_at from created
+  ), confirmation as (
+    -- The response_url of a command lives 30 minutes; an ephemeral later than that helps nobody.
+    insert into slack_outbox (request_id, kind, target, give_up_at)
+    select id, 'confirmation', $11::jsonb, now() + interval '30 minutes' from created
+     where $11::jsonb is not null
+  )
+  select ${REQUEST_ROW_COLUMNS}, '[]'::json as approval_list
+    from created r`;
+
+/** The request and its audit row in one statement: one round trip, nothing half-written. */
+export async function createRequest(
+  { db, cipher }: RequestDb,
+  { request }: { request: NewRequest },
+): Promise<PaymentRequest> {
+  const [row] = await db.query<RequestRow>(CREATE_REQUEST, [
+    request.operationId,
+    JSON.stringify(request.path),
+    request.body === undefined ? null : cipher.seal(request.body),
+    request.fingerprint,
+    request.requesterId,
+    request.requiredApprovals,
+    request.expiresAt.toISOString(),
+    request.requesterChannelId ?? null,
+    request.labels ? JSON.stringify(request.labels) : null,
+    JSON.stringify({
+      operationId: request.operationId,
+      requiredApprovals: request.requiredApprovals,
+    }),
+    request.answerTo ? JSON.stringify(request.answerTo) : null,
+    request.holdKey,
+    request.payee?.tag ?? null,
+    request.payee?.nameTag ?? null,
+  ]);
+  if (!row) throw new Error('the new request was not returned by its insert');
+  return toRequest(row, cipher);
+}

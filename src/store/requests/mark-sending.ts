@@ -1,0 +1,44 @@
+import type { Queryable } from '../database.ts';
+
+/**
+ * Marks the request sent only if it is executing under `claimToken`, not sent yet, claimed
+ * within the lease ($3 ms) and payments are not frozen; reads the kill switch either way.
+ */
+const MARK_SENDING = `
+  with sending as (
+    update payment_requests set sent_at = now()
+     where id = $1 and status = 'executing' and claim_token = $2 and sent_at is null
+       and claimed_at > clock_timestamp() - make_interval(secs => $3::double precision / 1000)
+       and not (select frozen from freeze_state where id = 1)
+    returning id
+  )
+  select exists (select 1 from sending) as sent, f.frozen, f.reason as freeze_reason
+    from freeze_state f where f.id = 1`;
+
+/**
+ * The fence before the one call: records that it is being sent, only if the claim is still
+ * `claimToken`'s, within the lease `leaseMs` (by the database's clock, the one that stamped
+ * the claim and that `recoverStale` reads) and payments are not frozen. Whatever waited
+ * between the claim and here, a process that lost its claim gets `refused` and sends nothing.
+ */
+export async function markSending(
+  db: Queryable,
+  { id, claimToken, leaseMs }: { id: number; claimToken: string; leaseMs: number },
+): Promise<{ kind: 'send' } | { kind: 'refused'; reason: string }> {
+  const [row] = await db.query<{ sent: boolean; frozen: boolean; freeze_reason: string | null }>(
+    MARK_SENDING,
+    [id, claimToken, leaseMs],
+  );
+  if (row?.sent) return { kind: 'send' };
+  if (row?.frozen) {
+    return {
+      kind: 'refused',
+      reason: `Payments were frozen (${row.freeze_reason ?? 'no reason given'}) before it was sent: nothing was sent. Make a new request after /pay unfreeze.`,
+    };
+  }
+  return {
+    kind: 'refused',
+    reason:
+      'payops lost its claim on it before sending (it waited longer than the execution lease): nothing was sent. Make a new request if it is still wanted.',
+  };
+}

@@ -1,0 +1,87 @@
+import type { PaymentRequest, Reconciliation } from '../../domain/approval.ts';
+import { startFollowing } from '../follow-store.ts';
+import { audit } from './audit.ts';
+import { paidPayees } from './payees.ts';
+import { loadRequest, type RequestDb, type RequestRow, SELECT_REQUEST, toRequest } from './rows.ts';
+import { tellSlack } from './tell-slack.ts';
+
+/** Unknown outcomes: the ones still to check, and what a check or a person learnt of one. */
+
+/**
+ * What a read, or a person (`resolvedBy`), learnt of an unknown outcome; never a new status.
+ * A person's word (`resolvedBy`) is final: a later automatic check does not replace it.
+ */
+const RECORD_RECONCILIATION = `
+  update payment_requests set reconciliation = $2, updated_at = now()
+   where id = $1 and status = 'unknown'
+     and (reconciliation is null or reconciliation->>'resolvedBy' is null)
+  returning fingerprint, status`;
+
+/**
+ * Unknown outcomes still unresolved — never checked, or not found / check failed at least $1 ms
+ * ago, and not settled by a person — created within the last $2 ms, oldest check first.
+ */
+const UNRESOLVED = `
+  ${SELECT_REQUEST}
+   where r.status = 'unknown'
+     and r.created_at > now() - make_interval(secs => $2::double precision / 1000)
+     and (r.reconciliation is null
+          or (r.reconciliation->>'result' in ('not_found', 'check_failed')
+              and r.reconciliation->>'resolvedBy' is null
+              and (r.reconciliation->>'checkedAt')::timestamptz
+                  <= now() - make_interval(secs => $1::double precision / 1000)))
+   order by r.reconciliation->>'checkedAt' nulls first
+   limit 20`;
+
+export function recordReconciliation(
+  { db, cipher }: RequestDb,
+  { id, reconciliation }: { id: number; reconciliation: Reconciliation },
+): Promise<PaymentRequest | undefined> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<{ fingerprint: string; status: string }>(RECORD_RECONCILIATION, [
+      id,
+      JSON.stringify(reconciliation),
+    ]);
+    if (!row) return undefined;
+    const { resolvedBy } = reconciliation;
+    if (reconciliation.result === 'found') {
+      await tx.query(paidPayees('payment_requests where id = $1'), [id]);
+    }
+    // Found by a read: its record is followed from now on, like a submitted write's.
+    if (reconciliation.result === 'found' && resolvedBy === undefined) {
+      await tx.query(
+        startFollowing(
+          '(select id, operation_id from payment_requests where id = $1)',
+          '$2::text',
+          '$3::text',
+        ),
+        [id, reconciliation.providerId ?? null, reconciliation.providerStatus ?? null],
+      );
+    }
+    // The requester is told when something was learnt, not at every fruitless look.
+    const learnt =
+      resolvedBy !== undefined || ['found', 'ambiguous'].includes(reconciliation.result);
+    await tellSlack(tx, {
+      requestId: id,
+      event: learnt ? (resolvedBy ? 'resolved' : 'reconciled') : undefined,
+    });
+    await audit(tx, {
+      requestId: id,
+      actor: resolvedBy ?? 'payops',
+      event: resolvedBy ? 'resolved' : 'reconciled',
+      fromStatus: row.status,
+      toStatus: row.status,
+      fingerprint: row.fingerprint,
+      detail: { ...reconciliation },
+    });
+    return loadRequest(tx, { cipher, id });
+  });
+}
+
+export async function listUnresolved(
+  { db, cipher }: RequestDb,
+  { recheckAfterMs, forMs }: { recheckAfterMs: number; forMs: number },
+): Promise<PaymentRequest[]> {
+  const rows = await db.query<RequestRow>(UNRESOLVED, [recheckAfterMs, forMs]);
+  return rows.map((row) => toRequest(row, cipher));
+}

@@ -32,3 +32,8 @@ export async function applySessionSettings(
     await db.query('select set_config($1, $2, false)', [name, value]);
   }
 }
+
+/** A timestamp column as ISO text: pg gives a Date, PGlite may give a string. */
+export function iso(value: Date | string): string {
+  return new Date(value).toISOString();
+}

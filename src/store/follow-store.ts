@@ -8,7 +8,7 @@ import {
   STOPPED_EVENT,
 } from '../domain/follow.ts';
 import type { OperationId } from '../domain/operations.ts';
-import type { Database } from './database.ts';
+import { type Database, iso } from './database.ts';
 import { enqueueCardUpdate, enqueueNotice } from './outbox-store.ts';
 
 /**
@@ -302,10 +302,6 @@ export class FollowStore {
     const rows = await this.#db.query<{ id: unknown }>(STOP_OVERDUE, [followForMs]);
     return rows.map((row) => Number(row.id));
   }
-}
-
-function iso(value: string | Date): string {
-  return new Date(value).toISOString();
 }
 
 function isoOrUndefined(value: string | null): string | undefined {

@@ -1,4 +1,4 @@
-import type { Database } from './database.ts';
+import { type Database, iso } from './database.ts';
 
 /**
  * The Slack outbox in SQL. Rows are written by the request store's statements (the state
@@ -323,8 +323,4 @@ function toDelivery(row: DeliveryRow): Delivery {
 
 function settled(rows: Array<Record<string, unknown>>): boolean {
   return Number(rows[0]?.settled ?? 0) > 0;
-}
-
-function iso(value: Date | string): string {
-  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
 }

@@ -1,8 +1,8 @@
 import type { UnsettledTwin } from '../../domain/approval.ts';
 import type { Database, Queryable } from '../database.ts';
+import { iso } from '../database.ts';
 import { enqueueCardUpdate } from '../outbox-store.ts';
 import { INSERT_AUDIT } from './audit.ts';
-import { iso } from './rows.ts';
 import { UNSETTLED } from './unsettled-twin.ts';
 
 /**

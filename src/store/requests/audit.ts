@@ -1,6 +1,6 @@
 import { canTransition, type RequestStatus } from '../../domain/approval.ts';
 import type { Queryable } from '../database.ts';
-import { iso } from './rows.ts';
+import { iso } from '../database.ts';
 
 /** An audit row's columns as every statement that writes one names them. */
 export const INSERT_AUDIT =

@@ -1,8 +1,9 @@
 import type { PaymentRequest } from '../../domain/approval.ts';
 import type { Queryable } from '../database.ts';
+import { iso } from '../database.ts';
 import { enqueueCardUpdate } from '../outbox-store.ts';
 import { audit } from './audit.ts';
-import { iso, REQUEST_COLUMNS, type RequestDb, type RequestRow, toRequest } from './rows.ts';
+import { REQUEST_COLUMNS, type RequestDb, type RequestRow, toRequest } from './rows.ts';
 
 /** The kill switch: while frozen, no request is claimed and no claimed one is sent. */
 

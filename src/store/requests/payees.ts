@@ -1,7 +1,8 @@
 import type { PaymentRequest } from '../../domain/approval.ts';
 import type { WriteOperationId } from '../../domain/operations.ts';
 import type { Queryable } from '../database.ts';
-import { iso, openBody, type RequestDb, type RequestRow } from './rows.ts';
+import { iso } from '../database.ts';
+import { openBody, type RequestDb, type RequestRow } from './rows.ts';
 
 /** The payees payops has paid, and the requests a policy window counts per payee. */
 

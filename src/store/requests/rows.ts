@@ -6,7 +6,7 @@ import type {
   RequestStatus,
 } from '../../domain/approval.ts';
 import type { WriteOperationId } from '../../domain/operations.ts';
-import type { Database, Queryable } from '../database.ts';
+import { type Database, iso, type Queryable } from '../database.ts';
 import { FOLLOW_STATE, type FollowStateRow, toProviderFollow } from '../follow-store.ts';
 import type { PayloadCipher } from '../payload-cipher.ts';
 
@@ -109,8 +109,4 @@ export async function loadRequest(
 ): Promise<PaymentRequest | undefined> {
   const [row] = await db.query<RequestRow>(`${SELECT_REQUEST} where r.id = $1`, [id]);
   return row ? toRequest(row, cipher) : undefined;
-}
-
-export function iso(value: Date | string): string {
-  return value instanceof Date ? value.toISOString() : new Date(value).toISOString();
 }

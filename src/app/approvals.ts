@@ -18,6 +18,7 @@ import {
   requiredApprovals,
   windowStart,
 } from '../domain/policy.ts';
+import type { RoleMembers } from '../domain/roles.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
@@ -25,7 +26,7 @@ import type { PaymentsClient } from '../payments/client.ts';
 import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
 import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
 import type { FreezeState, RequestStore } from '../store/request-store.ts';
-import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
+import type { AccessControl, AccessDecision } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget, DeliveryStatus, OutboxPort } from './outbox-port.ts';
 import { balanceCheck, movesMoney, preflight, type Reader } from './preflight.ts';

@@ -1,9 +1,10 @@
 import type { HomeView } from '@slack/types';
 import { ErrorCode, type WebAPIPlatformError, type WebClient } from '@slack/web-api';
-import type { AccessControl, AccessDecision, RoleMembers } from '../app/access.ts';
+import type { AccessControl, AccessDecision } from '../app/access.ts';
 import type { ApprovalWorkflow } from '../app/approvals.ts';
 import { readCommandHelp } from '../app/help.ts';
 import type { ReadService } from '../app/reads.ts';
+import type { RoleMembers } from '../domain/roles.ts';
 import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
 import type { HomeStore } from '../store/home-store.ts';

@@ -7,11 +7,11 @@ import {
   type WebAPIRateLimitedError,
   type WebClient,
 } from '@slack/web-api';
-import type { RoleMembers } from '../app/access.ts';
 import type { Delivery, OutboxPort } from '../app/outbox-port.ts';
 import type { PaymentRequest } from '../domain/approval.ts';
 import { parseFollowEvent } from '../domain/follow.ts';
 import { maskLongNumbers } from '../domain/masking.ts';
+import type { RoleMembers } from '../domain/roles.ts';
 import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
 import {

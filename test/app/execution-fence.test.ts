@@ -1,8 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AccessControl, parseRoleMembers } from '../../src/app/access.ts';
+import { AccessControl } from '../../src/app/access.ts';
 import { ApprovalWorkflow } from '../../src/app/approvals.ts';
 import type { WriteIntent } from '../../src/domain/approval.ts';
 import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
+import { parseRoleMembers } from '../../src/domain/roles.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
 import type { Database, Queryable } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox-store.ts';

@@ -1,5 +1,5 @@
-import type { RoleMembers } from '../../app/access.ts';
 import type { PaymentRequest } from '../../domain/approval.ts';
+import type { RoleMembers } from '../../domain/roles.ts';
 import { REMINDER_EVENTS, type ReminderEvent } from '../../store/reminder-store.ts';
 import { type FreezeNotice, person, requestTitle, when } from './approval-card.ts';
 import { escapeMrkdwn, freeText, joinWithin, truncate } from './format.ts';

@@ -28,7 +28,7 @@ import { findList, findRecord, recordIdentity } from '../payments/response-shape
 import type { FreezeState, RequestStore } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
-import type { AnswerTarget, DeliveryStatus, OutboxPort } from './outbox-port.ts';
+import type { AnswerTarget } from './outbox-port.ts';
 import { balanceCheck, movesMoney, preflight, type Reader } from './preflight.ts';
 import { reconcile } from './reconcile.ts';
 
@@ -45,7 +45,6 @@ export interface Roles {
 
 export interface WorkflowDeps {
   store: RequestStore;
-  outbox: Pick<OutboxPort, 'ofRequest'>;
   /** Called after every change: its Slack messages are waiting in the outbox. */
   onChange?: () => void;
   client: PaymentsClient;
@@ -144,10 +143,6 @@ export class ApprovalWorkflow {
   constructor(deps: WorkflowDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
-  }
-
-  get store(): RequestStore {
-    return this.#deps.store;
   }
 
   canRequest(userId: string): Promise<AccessDecision> {
@@ -366,11 +361,6 @@ export class ApprovalWorkflow {
 
   freezeState(): Promise<FreezeState> {
     return this.#deps.store.freezeState();
-  }
-
-  /** What the Slack outbox did with each message of this request. */
-  deliveries(id: number): Promise<DeliveryStatus[]> {
-    return this.#deps.outbox.ofRequest(id);
   }
 
   /** The Slack outbox has new messages: deliver them now rather than at its next look. */

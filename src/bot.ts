@@ -8,8 +8,9 @@ import { approverSupply } from './app/approver-supply.ts';
 import { runFirstChecks } from './app/first-checks.ts';
 import { Follower } from './app/follow-up.ts';
 import { ReadService } from './app/reads.ts';
-import { type Config, secretsOf } from './config.ts';
-import { ApproverShortageError, approverShortage, loadPolicy } from './domain/policy.ts';
+import { RequestQueries } from './app/request-queries.ts';
+import { type Config, loadPolicy, secretsOf } from './config.ts';
+import { ApproverShortageError, approverShortage } from './domain/policy.ts';
 import { registerSecrets } from './domain/scrub.ts';
 import { Signer } from './domain/signer.ts';
 import type { Logger } from './logger.ts';
@@ -48,6 +49,9 @@ export interface RunningBot {
   /** The HTTP port Slack requests and health checks reach (also in Socket Mode). */
   port: number | undefined;
   workflow: ApprovalWorkflow;
+  queries: RequestQueries;
+  /** What is stored, for the tests and rehearsals that look at it. */
+  store: RequestStore;
   /** Stops taking requests, lets those in progress finish (up to the lease), then closes. */
   stop(): Promise<void>;
 }
@@ -135,9 +139,9 @@ export async function startBot(
     const outboxStore = new OutboxStore(db);
     let outbox: SlackOutbox | undefined;
     let home: HomeRefresher | undefined;
+    const queries = new RequestQueries({ store, outbox: outboxStore });
     const workflow = new ApprovalWorkflow({
       store,
-      outbox: outboxStore,
       onChange: () => {
         outbox?.nudge();
         home?.nudge();
@@ -173,6 +177,7 @@ export async function startBot(
     home = new HomeRefresher({
       homes: new HomeStore(db),
       workflow,
+      queries,
       access,
       readers: config.slack.readers,
       reads,
@@ -195,6 +200,7 @@ export async function startBot(
       access,
       reads,
       workflow,
+      queries,
       approvalsChannelId: config.approvals.channelId,
       replays,
       home: homes,
@@ -258,6 +264,8 @@ export async function startBot(
     return {
       port,
       workflow,
+      queries,
+      store,
       async stop() {
         await slack.app.stop();
         await slack.drain(config.approvals.executionLeaseMs);

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseRoleMembers, type RoleMembers, type RoleName } from './app/access.ts';
 import { DEFAULT_FINAL_STATUSES } from './domain/follow.ts';
 import { isScope, SCOPES, type Scope } from './domain/operations.ts';
-import type { StoreConfig } from './store/open-store.ts';
+import { DEFAULT_POLICY, type Policy, PolicyError, parsePolicy } from './domain/policy.ts';
+import { parseRoleMembers, type RoleMembers, type RoleName } from './domain/roles.ts';
 
 /**
  * Configuration comes from the environment, is validated once by zod, and fails with every
@@ -644,6 +644,15 @@ export interface FollowConfig {
   intervalMs: number;
 }
 
+/** Where the store is. */
+export interface StoreConfig {
+  /** PostgreSQL when set; otherwise embedded PGlite in `dataDir`. */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  /** Never create an embedded store: refuse to start without one. */
+  mustExist: boolean;
+}
+
 export interface SlackConfig {
   botToken: string;
   signingSecret: string;
@@ -808,6 +817,19 @@ function toStoreToolConfig(
       old: Object.freeze(keys.PAYOPS_ENCRYPTION_OLD_KEYS.map((key) => Object.freeze(key))),
     }) as EncryptionConfig,
   });
+}
+
+/** The policy in the file at `path` (PAYOPS_POLICY_FILE), or the defaults when none is set. */
+export function loadPolicy(path: string | undefined): Policy {
+  if (path === undefined || path.trim() === '') return DEFAULT_POLICY;
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    throw new PolicyError(path, [`PAYOPS_POLICY_FILE cannot be read (${code})`]);
+  }
+  return parsePolicy(text, path);
 }
 
 /** Every secret value in the configuration, as it may be written, for the logger to scrub. */

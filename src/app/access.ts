@@ -1,17 +1,10 @@
+import type { RoleMembers } from '../domain/roles.ts';
+
 /**
- * Who may do what. A role is a list of Slack user IDs (`U…`/`W…`) and user group IDs (`S…`).
- * Group members are read through a directory (Slack's `usergroups.users.list`), cached briefly,
- * and access is denied when the directory cannot answer: a payments tool fails closed.
+ * Who may do what, a role (src/domain/roles.ts) at a time. Group members are read through a
+ * directory (Slack's `usergroups.users.list`), cached briefly, and access is denied when the
+ * directory cannot answer: a payments tool fails closed.
  */
-
-export type RoleName = 'reader' | 'requester' | 'approver';
-
-export interface RoleMembers {
-  /** Which role the list grants: a refusal names it and who holds it. */
-  role: RoleName;
-  users: ReadonlySet<string>;
-  groups: ReadonlySet<string>;
-}
 
 export interface GroupDirectory {
   /** Current members of a user group; throws when the directory cannot tell. */
@@ -21,28 +14,6 @@ export interface GroupDirectory {
 export type AccessDecision =
   | { allowed: true }
   | { allowed: false; reason: 'not_member' | 'directory_unavailable'; role: RoleMembers };
-
-export const USER_ID = /^[UW][A-Z0-9]{2,}$/;
-export const GROUP_ID = /^S[A-Z0-9]{2,}$/;
-
-/** Splits `U123,S456` into users and groups; unknown forms are returned as problems. */
-export function parseRoleMembers(
-  list: string,
-  role: RoleName,
-): { members: RoleMembers; invalid: string[] } {
-  const users = new Set<string>();
-  const groups = new Set<string>();
-  const invalid: string[] = [];
-  for (const entry of list
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean)) {
-    if (USER_ID.test(entry)) users.add(entry);
-    else if (GROUP_ID.test(entry)) groups.add(entry);
-    else invalid.push(entry);
-  }
-  return { members: { role, users, groups }, invalid };
-}
 
 interface CachedGroup {
   members: ReadonlySet<string>;

@@ -1,35 +1,27 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  bodyText,
   fieldsOf,
   type PaymentRequest,
   type PreflightCheck,
   type ProviderOutcome,
-  type RequestLabels,
-  type UnsettledTwin,
   type WriteIntent,
 } from '../domain/approval.ts';
-import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
-import { destinationOf, type PayeeCheck, payeeNameOf } from '../domain/payee.ts';
-import {
-  approvalRefusal,
-  expiryMs,
-  type Policy,
-  requiredApprovals,
-  windowStart,
-} from '../domain/policy.ts';
+import type { Scope } from '../domain/operations.ts';
+import { approvalRefusal, type Policy } from '../domain/policy.ts';
+import type { RoleMembers } from '../domain/roles.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
-import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
+import { findRecord, recordIdentity } from '../payments/response-shape.ts';
 import type { CountApprovalResult, FreezeState, RequestStore } from '../store/request-store.ts';
-import type { AccessControl, AccessDecision, RoleMembers } from './access.ts';
+import type { AccessControl, AccessDecision } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
-import type { AnswerTarget, DeliveryStatus, OutboxPort } from './outbox-port.ts';
-import { balanceCheck, movesMoney, preflight, type Reader } from './preflight.ts';
+import type { AnswerTarget } from './outbox-port.ts';
+import { balanceCheck, movesMoney } from './preflight.ts';
 import { reconcile } from './reconcile.ts';
+import { type Preparation, RequestPreparation } from './request-preparation.ts';
 
 /**
  * Four-eyes approvals: a write is requested, approved by someone else (as many as policy
@@ -44,7 +36,6 @@ export interface Roles {
 
 export interface WorkflowDeps {
   store: RequestStore;
-  outbox: Pick<OutboxPort, 'ofRequest'>;
   /** Called after every change: its Slack messages are waiting in the outbox. */
   onChange?: () => void;
   client: PaymentsClient;
@@ -79,14 +70,11 @@ export interface CardClick {
 
 export type Denied = { kind: 'not_allowed'; decision: Exclude<AccessDecision, { allowed: true }> };
 
+/** Created, or not asked of an approver (nothing stored). */
 export type RequestResult =
   | { kind: 'created'; request: PaymentRequest }
   | Denied
-  | { kind: 'missing-scopes'; missing: Scope[] }
-  /** The same write is being sent, or its outcome is unknown and unsettled: nothing stored. */
-  | { kind: 'held'; twin: UnsettledTwin }
-  /** A pre-flight check failed beyond doubt, or any did under `strict`: nothing stored. */
-  | { kind: 'refused'; reason: string; checks: PreflightCheck[] };
+  | Exclude<Preparation, { kind: 'prepared' }>;
 
 /** The store's count of the approval, unless it claimed the request: then its execution. */
 export type ApproveResult =
@@ -110,8 +98,6 @@ const BALANCE_RECHECK_MS = 3_000;
 /** Writes of an outcome before giving up on the store: about 3 s in all. */
 const FINISH_ATTEMPTS = 3;
 const FINISH_RETRY_MS = 1_000;
-/** Wallet names shown on cards are display only: one list serves the requests of a minute. */
-const WALLET_NAMES_FOR_MS = 60_000;
 /** How long a click on a card not yet recorded waits for the record, and how often it looks. */
 const CARD_RECORDED_WITHIN_MS = 3_000;
 const CARD_RECORDED_POLL_MS = 100;
@@ -120,29 +106,12 @@ const RECHECK_FOR_MS = 7 * 24 * 3_600_000;
 export class ApprovalWorkflow {
   readonly #deps: WorkflowDeps;
   readonly #now: () => Date;
-  #wallets: { at: number; names: Promise<ReadonlyMap<string, string> | undefined> } | undefined;
-  /** Pre-flight reads in flight, by what they ask: requests made together share one. */
-  readonly #readsInFlight = new Map<string, ReturnType<PaymentsClient['call']>>();
-  readonly #sharedReads: Reader = {
-    call: (operationId, input = {}) => {
-      const key = JSON.stringify([operationId, input.path ?? {}, input.query ?? {}]);
-      const inFlight = this.#readsInFlight.get(key);
-      if (inFlight) return inFlight;
-      const read = this.#deps.client
-        .call(operationId, input)
-        .finally(() => this.#readsInFlight.delete(key));
-      this.#readsInFlight.set(key, read);
-      return read;
-    },
-  };
+  readonly #preparation: RequestPreparation;
 
   constructor(deps: WorkflowDeps) {
     this.#deps = deps;
     this.#now = deps.now ?? (() => new Date());
-  }
-
-  get store(): RequestStore {
-    return this.#deps.store;
+    this.#preparation = new RequestPreparation({ ...deps, now: this.#now });
   }
 
   canRequest(userId: string): Promise<AccessDecision> {
@@ -154,7 +123,7 @@ export class ApprovalWorkflow {
   }
 
   missingScopes(intent: Pick<WriteIntent, 'operationId'>): Scope[] {
-    return missingScopes(requiredScopes(intent.operationId), this.#deps.keyScopes);
+    return this.#preparation.missingScopes(intent);
   }
 
   /**
@@ -169,52 +138,11 @@ export class ApprovalWorkflow {
   ): Promise<RequestResult> {
     const decision = await this.canRequest(requesterId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
-    const missing = this.missingScopes(intent);
-    if (missing.length > 0) return { kind: 'missing-scopes', missing };
-    const body = bodyText(intent);
-    const { signer } = this.#deps;
-    const writeFingerprint = signer.fingerprint(intent.operationId, intent.path, body);
-    const writeHoldKey = signer.holdKey(intent.operationId, intent.path, body);
-    // Told now rather than at the approval: the same write may already have been executed.
-    const twin = await this.#deps.store.unsettledTwin(writeHoldKey);
-    if (twin) return { kind: 'held', twin };
-    const [labels, checks] = await Promise.all([
-      this.#labelsFor(intent),
-      preflight(this.#sharedReads, intent),
-    ]);
-    const refusing = checks.filter(
-      (check) => check.outcome === 'failed' && (check.certain || this.#deps.preflight === 'strict'),
-    );
-    if (refusing.length > 0) {
-      return {
-        kind: 'refused',
-        reason: refusing.map((check) => check.detail).join('; '),
-        checks,
-      };
-    }
-    const payee = await this.#payeeOf(intent, labels?.recipientName);
-    const { policy, store } = this.#deps;
-    const now = this.#now();
-    const since = payee && windowStart(policy, intent, now);
-    const earlier = since ? await store.requestsToPayee(requesterId, payee.check.tag, since) : [];
-    const needed = requiredApprovals(policy, intent, { earlier, now });
+    const prepared = await this.#preparation.prepare(intent, requesterId);
+    if (prepared.kind !== 'prepared') return prepared;
     const request = await this.#deps.store.create({
-      operationId: intent.operationId,
-      path: { ...intent.path },
-      body,
-      fingerprint: writeFingerprint,
-      holdKey: writeHoldKey,
-      requesterId,
-      requiredApprovals: needed.approvals,
-      expiresAt: new Date(this.#now().getTime() + expiryMs(this.#deps.policy)),
+      ...prepared.request,
       requesterChannelId: channelId,
-      labels: {
-        ...labels,
-        ...(payee && { payee: payee.check }),
-        ...(checks.length > 0 && { checks }),
-        ...(needed.windowRaised && { windowRaised: needed.windowRaised }),
-      },
-      payee: payee && { tag: payee.check.tag, nameTag: payee.nameTag },
       answerTo,
     });
     this.#changed();
@@ -363,11 +291,6 @@ export class ApprovalWorkflow {
     return this.#deps.store.freezeState();
   }
 
-  /** What the Slack outbox did with each message of this request. */
-  deliveries(id: number): Promise<DeliveryStatus[]> {
-    return this.#deps.outbox.ofRequest(id);
-  }
-
   /** The Slack outbox has new messages: deliver them now rather than at its next look. */
   #changed(): void {
     this.#deps.onChange?.();
@@ -409,83 +332,6 @@ export class ApprovalWorkflow {
       ...recovered.filter((request) => request.status !== 'unknown'),
       ...reconciled,
     ];
-  }
-
-  /**
-   * Names for the approval message: the recipient's and the wallet's, read from the provider.
-   * Best effort — a failed lookup leaves the identifier alone — and never part of what is sent.
-   */
-  async #labelsFor(intent: WriteIntent): Promise<RequestLabels | undefined> {
-    const recipientId = intent.fields.external_account_id ?? intent.path.externalAccountId;
-    const walletId = intent.fields.wallet_id;
-    const [recipient, wallet] = await Promise.all([
-      recipientId ? this.#recipientName(recipientId) : undefined,
-      walletId ? this.#walletLabel(walletId) : undefined,
-    ]);
-    if (!recipient && !wallet) return undefined;
-    return { recipientName: recipient, walletLabel: wallet };
-  }
-
-  /**
-   * Who the write pays, told apart by keyed tags: whether this deployment has paid that
-   * destination before, and whether the name it is paid under was paid at another one.
-   */
-  async #payeeOf(
-    intent: WriteIntent,
-    recipientName: string | undefined,
-  ): Promise<{ check: PayeeCheck; nameTag: string | undefined } | undefined> {
-    const destination = destinationOf(intent.fields, intent.path);
-    if (!destination) return undefined;
-    const { signer, store } = this.#deps;
-    const tag = signer.payeeTag(destination);
-    const name = payeeNameOf(intent.fields, recipientName);
-    const nameTag = name ? signer.nameTag(name) : undefined;
-    const history = await store.payeeHistory(tag, nameTag);
-    return {
-      check: { tag, newPayee: !history.paidBefore, changedFrom: history.nameElsewhere },
-      nameTag,
-    };
-  }
-
-  async #recipientName(externalAccountId: string): Promise<string | undefined> {
-    try {
-      const response = await this.#deps.client.call('getRecipient', {
-        path: { externalAccountId },
-      });
-      return recordIdentity(findRecord(response.body)).name;
-    } catch {
-      return undefined;
-    }
-  }
-
-  async #walletLabel(walletId: string): Promise<string | undefined> {
-    const names = await this.#walletNames();
-    return names?.get(walletId);
-  }
-
-  /**
-   * Every wallet's name, from one `GET /wallets` reused for WALLET_NAMES_FOR_MS: a burst of
-   * requests costs the provider one list, not one each. A failed read is not kept.
-   */
-  #walletNames(): Promise<ReadonlyMap<string, string> | undefined> {
-    const now = Date.now();
-    if (this.#wallets && now - this.#wallets.at < WALLET_NAMES_FOR_MS) return this.#wallets.names;
-    const names = this.#deps.client.call('listWallets').then(
-      (response) => {
-        const named = new Map<string, string>();
-        for (const item of findList(response.body)?.items ?? []) {
-          const { id, name } = recordIdentity(item);
-          if (id && name) named.set(id, name);
-        }
-        return named;
-      },
-      () => {
-        this.#wallets = undefined;
-        return undefined;
-      },
-    );
-    this.#wallets = { at: now, names };
-    return names;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { ApproverSupply } from '../domain/policy.ts';
-import type { GroupDirectory, RoleMembers } from './access.ts';
+import type { RoleMembers } from '../domain/roles.ts';
+import type { GroupDirectory } from './access.ts';
 
 /**
  * Counts the distinct approvers at start-up: users listed and members of listed groups, each

@@ -34,6 +34,18 @@ export interface WalletBalance {
   error?: PaymentsApiError;
 }
 
+/** A choice a request form offers: a provider record's id, and its name when it has one. */
+export interface Choice {
+  id: string;
+  name: string | undefined;
+}
+
+export interface FormChoices {
+  wallets: Choice[];
+  recipients: Choice[];
+  corridors: Choice[];
+}
+
 export type AllBalancesOutcome =
   | { kind: 'ok'; balances: WalletBalance[]; total: number }
   | Exclude<ReadOutcome, { kind: 'ok' }>;
@@ -77,6 +89,33 @@ export class ReadService {
       if (error instanceof PaymentsApiError) return { kind: 'failed', operationId, error };
       throw error;
     }
+  }
+
+  /**
+   * What a request form's selects offer, read from the provider: wallets, the recipients that
+   * are active, corridors. A list that cannot be read offers nothing (the field is typed).
+   */
+  async formChoices(): Promise<FormChoices> {
+    const [wallets, recipients, corridors] = await Promise.all([
+      this.#choices('listWallets'),
+      this.#choices('listRecipients', { activeOnly: true }),
+      this.#choices('listCorridors'),
+    ]);
+    return { wallets, recipients, corridors };
+  }
+
+  async #choices(
+    operationId: 'listWallets' | 'listRecipients' | 'listCorridors',
+    { activeOnly = false } = {},
+  ): Promise<Choice[]> {
+    const outcome = await this.read({ operationId, path: {}, query: {} });
+    if (outcome.kind !== 'ok') return [];
+    return (findList(outcome.body)?.items ?? []).flatMap((item) => {
+      const { id, name, status } = recordIdentity(item);
+      // A record without a status is offered: only one said to be inactive is left out.
+      if (!id || (activeOnly && status && status !== 'active')) return [];
+      return [{ id, name }];
+    });
   }
 
   /** The balance of every wallet, read a few at a time. */

@@ -2,7 +2,6 @@ import { runFirstChecks } from '../app/first-checks.ts';
 import { ConfigError, loadPaymentsToolConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { PaymentsClient } from '../payments/client.ts';
-import { SANDBOX_BUSINESS, SANDBOX_KEY, startPaymentsSandbox } from '../sandbox/payments-api.ts';
 
 export const usage = `Usage: payops doctor [--sandbox]
 
@@ -15,19 +14,16 @@ export const flags: readonly string[] = ['--sandbox'];
 
 export async function run(args: string[]): Promise<number> {
   if (!args.includes('--sandbox')) return doctor(process.env);
-  const sandbox = await startPaymentsSandbox();
-  try {
-    return await doctor({
+  // Loaded only when asked for: a doctor of a real deployment never loads the sandbox.
+  const { withPaymentsSandbox } = await import('./sandbox.ts');
+  return withPaymentsSandbox((sandboxEnv) =>
+    doctor({
       ...process.env,
-      PAYMENTS_BASE_URL: sandbox.url,
-      PAYMENTS_API_KEY: SANDBOX_KEY.full,
+      ...sandboxEnv,
       PAYMENTS_API_KEY_FILE: undefined,
-      PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-    });
-  } finally {
-    await sandbox.close();
-  }
+    }),
+  );
 }
 
 async function doctor(env: Record<string, string | undefined>): Promise<number> {

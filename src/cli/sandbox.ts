@@ -1,5 +1,6 @@
 import { generateKeyEnv } from '../config.ts';
 import {
+  type PaymentsSandbox,
   SANDBOX_BUSINESS,
   SANDBOX_KEY,
   SANDBOX_KEYS,
@@ -15,6 +16,27 @@ keys and an environment for payops. Ctrl-C stops it.
   SANDBOX_LATENCY_MS  a delay added to every response (default 0)`;
 
 export const flags: readonly string[] = [];
+
+/** The environment that points payops's Payments client at `sandbox`, with its seeded key. */
+function paymentsEnvOf(sandbox: PaymentsSandbox) {
+  return {
+    PAYMENTS_BASE_URL: sandbox.url,
+    PAYMENTS_API_KEY: SANDBOX_KEY.full,
+    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
+  };
+}
+
+/** `use` run against a sandbox started for it (`payops doctor --sandbox`), closed after. */
+export async function withPaymentsSandbox<T>(
+  use: (env: ReturnType<typeof paymentsEnvOf>) => Promise<T>,
+): Promise<T> {
+  const sandbox = await startPaymentsSandbox();
+  try {
+    return await use(paymentsEnvOf(sandbox));
+  } finally {
+    await sandbox.close();
+  }
+}
 
 function nonNegativeIntegerFromEnv(name: string, fallback: number): number | string {
   const raw = process.env[name];
@@ -49,12 +71,7 @@ export async function run(): Promise<number> {
     console.log(`  ${key.padEnd(keyWidth)}  ${spec.customerId.padEnd(14)}  ${describeKey(spec)}`);
   }
   console.log('\nEnvironment for payops (its keys made for this sandbox only):');
-  const env = {
-    PAYMENTS_BASE_URL: sandbox.url,
-    PAYMENTS_API_KEY: SANDBOX_KEY.full,
-    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
-    ...generateKeyEnv(),
-  };
+  const env = { ...paymentsEnvOf(sandbox), ...generateKeyEnv() };
   for (const [name, value] of Object.entries(env)) console.log(`  ${name}=${value}`);
   console.log('\nCtrl-C to stop.');
 

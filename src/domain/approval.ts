@@ -1,7 +1,6 @@
 import type { ProviderFollow } from './follow.ts';
 import type { WriteOperationId } from './operations.ts';
 import type { PayeeCheck } from './payee.ts';
-import type { WindowRaise } from './policy.ts';
 
 /**
  * A payment request and its life: one explicit state machine. A request is created pending,
@@ -147,6 +146,19 @@ export interface PreflightCheck {
   detail: string;
   /** Failed beyond doubt (the provider said 404): the request is refused, nothing stored. */
   certain?: boolean | undefined;
+}
+
+/** A window made the request need more approvals than its own amount would: the card says so. */
+export interface WindowRaise {
+  /** The rule's window as written, e.g. `24h`. */
+  window: string;
+  /** This request's amount and the earlier ones', in units of `currencies`. */
+  total: string;
+  currencies: string[];
+  /** The rule's min_amount, which the total reached. */
+  threshold: string;
+  /** How many earlier requests were counted. */
+  requests: number;
 }
 
 export interface RequestLabels {

@@ -1,14 +1,20 @@
-import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { fieldsOf, type PaymentRequest, type RequestStatus, type WriteIntent } from './approval.ts';
+import {
+  fieldsOf,
+  type PaymentRequest,
+  type RequestStatus,
+  type WindowRaise,
+  type WriteIntent,
+} from './approval.ts';
 import { closest } from './commands.ts';
 import { addDecimal, compareDecimal, isDecimalString } from './decimal.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
 
 /**
- * How many distinct people must approve a write, and how long a request may wait. Read from
- * the optional policy file `PAYOPS_POLICY_FILE` (YAML, or JSON, which YAML reads too):
+ * How many distinct people must approve a write, and how long a request may wait. Parsed from
+ * the text of the optional policy file `PAYOPS_POLICY_FILE` (YAML, or JSON, which YAML reads
+ * too; src/config.ts reads the file):
  *
  * ```yaml
  * default_approvals: 1          # optional, default 1, 1..5
@@ -229,6 +235,7 @@ function placeOf(path: readonly PropertyKey[]): string {
     .join('');
 }
 
+/** The policy `text` says; `source` (the file's path) names it in problems. */
 export function parsePolicy(text: string, source: string): Policy {
   const document = parseDocument(text);
   if (document.errors.length > 0) {
@@ -274,19 +281,6 @@ export function parsePolicy(text: string, source: string): Policy {
   });
 }
 
-/** The policy in `path`, or the defaults when no file is configured. */
-export function loadPolicy(path: string | undefined): Policy {
-  if (path === undefined || path.trim() === '') return DEFAULT_POLICY;
-  let text: string;
-  try {
-    text = readFileSync(path, 'utf8');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    throw new PolicyError(path, [`PAYOPS_POLICY_FILE cannot be read (${code})`]);
-  }
-  return parsePolicy(text, path);
-}
-
 /** An earlier request of the same requester to the same payee, as a rule's window sees it. */
 export type EarlierRequest = Pick<PaymentRequest, 'operationId' | 'body' | 'createdAt'>;
 
@@ -294,19 +288,6 @@ export type EarlierRequest = Pick<PaymentRequest, 'operationId' | 'body' | 'crea
 export interface RecentRequests {
   earlier: readonly EarlierRequest[];
   now: Date;
-}
-
-/** A window made the request need more approvals than its own amount would: the card says so. */
-export interface WindowRaise {
-  /** The rule's window as written, e.g. `24h`. */
-  window: string;
-  /** This request's amount and the earlier ones', in units of `currencies`. */
-  total: string;
-  currencies: string[];
-  /** The rule's min_amount, which the total reached. */
-  threshold: string;
-  /** How many earlier requests were counted. */
-  requests: number;
 }
 
 export interface Requirement {

@@ -2,8 +2,18 @@ import { createHmac } from 'node:crypto';
 import type { Server } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { keepForLeakScan } from './leak-trail.ts';
-import type { SlackEmulation } from './slack.ts';
-import { isObject, type JsonObject } from './slack-workspace.ts';
+import {
+  isObject,
+  type JsonObject,
+  type SlackIdentity,
+  type SlackWorkspace,
+} from './slack-workspace.ts';
+
+/** What the driver needs of the emulation it drives (`SlackEmulation`, which makes drivers). */
+export type DrivenSlack = Pick<
+  SlackWorkspace,
+  'channelName' | 'issueResponseUrl' | 'issueTriggerId' | 'message' | 'user' | 'view'
+> & { readonly config: SlackIdentity };
 
 /**
  * Drives a bot's HTTP endpoint exactly as Slack does: the exact bytes are signed and sent with
@@ -217,7 +227,7 @@ function findElement(
 
 export class SlackDriver {
   constructor(
-    private readonly emulation: SlackEmulation,
+    private readonly emulation: DrivenSlack,
     /** The bot's endpoint, e.g. from `botEventsUrl(server)`. */
     readonly target: string,
   ) {}

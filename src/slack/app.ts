@@ -9,6 +9,7 @@ import {
 import type { AccessControl } from '../app/access.ts';
 import type { ApprovalWorkflow } from '../app/approvals.ts';
 import type { ReadService } from '../app/reads.ts';
+import type { RequestQueries } from '../app/request-queries.ts';
 import type { SlackConfig } from '../config.ts';
 import type { Logger } from '../logger.ts';
 import { boltLogger } from './bolt-logger.ts';
@@ -33,6 +34,7 @@ export interface SlackAppDeps {
   access: AccessControl;
   reads: ReadService;
   workflow: ApprovalWorkflow;
+  queries: RequestQueries;
   /** The approvals channel: approval cards and the audit CSV go there only. */
   approvalsChannelId: string;
   readiness(): Promise<Readiness>;
@@ -142,6 +144,7 @@ export function registerListeners(app: App, deps: Omit<SlackAppDeps, 'replays'>)
   };
   const approvalDeps = {
     workflow: deps.workflow,
+    queries: deps.queries,
     reads: deps.reads,
     approvalsChannelId: deps.approvalsChannelId,
     accessAdmin: deps.slack.accessAdmin,

@@ -1,12 +1,14 @@
 import type { HomeView } from '@slack/types';
 import { ErrorCode, type WebAPIPlatformError, type WebClient } from '@slack/web-api';
-import type { AccessControl, AccessDecision, RoleMembers } from '../app/access.ts';
+import type { AccessControl, AccessDecision } from '../app/access.ts';
 import type { ApprovalWorkflow } from '../app/approvals.ts';
 import { readCommandHelp } from '../app/help.ts';
+import type { HomeViewersPort } from '../app/home-port.ts';
 import type { ReadService } from '../app/reads.ts';
+import type { RequestQueries } from '../app/request-queries.ts';
+import type { RoleMembers } from '../domain/roles.ts';
 import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
-import type { HomeStore } from '../store/home-store.ts';
 import type { FreezeNotice } from './blocks/approval-card.ts';
 import { renderHome } from './blocks/home.ts';
 import { renderDirectoryUnavailable, renderHelp, renderNotAllowed } from './blocks/messages.ts';
@@ -20,8 +22,9 @@ import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
  */
 
 export interface HomeRefresherDeps {
-  homes: HomeStore;
+  homes: HomeViewersPort;
   workflow: ApprovalWorkflow;
+  queries: Pick<RequestQueries, 'homeRequests'>;
   access: AccessControl;
   readers: RoleMembers;
   reads: ReadService;
@@ -42,10 +45,6 @@ const MIN_INTERVAL_MS = 2_000;
 const CLAIM_LEASE_MS = 15_000;
 const CHANGES_PER_PASS = 1_000;
 const HOMES_PER_PASS = 20;
-/** The queue drawn in full (cards beyond what a Home holds are counted, not drawn). */
-const QUEUE_LIMIT = 12;
-const OWN_REQUESTS = 10;
-const LAST_DECISIONS = 5;
 const PUBLISH: readonly LimitedCall[] = [{ method: 'views.publish' }];
 /** Slack will not show this person a Home from payops until something changes on its side. */
 const FOR_GOOD = new Set(['not_enabled', 'user_not_found', 'account_inactive', 'user_disabled']);
@@ -132,28 +131,25 @@ export class HomeRefresher {
   /** What `userId`'s Home shows now, and whether they are an approver. */
   async homeOf(userId: string): Promise<{ view: HomeView; isApprover: boolean }> {
     const { workflow, access } = this.#deps;
-    const store = workflow.store;
     const now = this.#now();
     const [approver, requester, reader] = await Promise.all([
       workflow.canApprove(userId),
       workflow.canRequest(userId),
       access.check(this.#deps.readers, userId),
     ]);
-    const decisions = [approver, requester, reader];
+    const roles = [approver, requester, reader];
     const isApprover = approver.allowed;
-    if (!decisions.some((decision) => decision.allowed)) {
-      return { view: { type: 'home', blocks: this.#refusal(decisions).blocks }, isApprover };
+    if (!roles.some((role) => role.allowed)) {
+      return { view: { type: 'home', blocks: this.#refusal(roles).blocks }, isApprover };
     }
-    const [queue, own, decided, freeze] = await Promise.all([
-      isApprover ? store.pendingFor(userId, now, QUEUE_LIMIT) : undefined,
-      store.requestsOf(userId, OWN_REQUESTS),
-      store.decisionsOf(userId, LAST_DECISIONS),
+    const [{ queue, own, decisions }, freeze] = await Promise.all([
+      this.#deps.queries.homeRequests(userId, isApprover, now),
       this.#deps.freeze(),
     ]);
     const view = renderHome({
       queue,
       own: requester.allowed || own.length > 0 ? own : undefined,
-      decisions: decided,
+      decisions,
       freeze,
       help: reader.allowed
         ? renderHelp(readCommandHelp(this.#deps.reads), this.#deps.command)

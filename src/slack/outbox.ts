@@ -7,11 +7,12 @@ import {
   type WebAPIRateLimitedError,
   type WebClient,
 } from '@slack/web-api';
-import type { RoleMembers } from '../app/access.ts';
 import type { Delivery, OutboxPort } from '../app/outbox-port.ts';
 import type { PaymentRequest } from '../domain/approval.ts';
 import { parseFollowEvent } from '../domain/follow.ts';
 import { maskLongNumbers } from '../domain/masking.ts';
+import { isReminderEvent } from '../domain/reminders.ts';
+import type { RoleMembers } from '../domain/roles.ts';
 import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
 import {
@@ -21,7 +22,7 @@ import {
   renderThreadUpdate,
 } from './blocks/approval-card.ts';
 import { notice, type SlackMessage } from './blocks/format.ts';
-import { isReminderEvent, renderReminder } from './blocks/reminders.ts';
+import { renderReminder } from './blocks/reminders.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
 
 /**

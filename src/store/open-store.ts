@@ -5,21 +5,12 @@ import type { DataDirLockLost } from './folder-lock.ts';
 import { openPglite } from './pglite.ts';
 import { openPostgres } from './postgres.ts';
 
-/** Where the store is. */
-export interface StoreConfig {
-  /** PostgreSQL when set; otherwise embedded PGlite in `dataDir`. */
-  databaseUrl: string | undefined;
-  dataDir: string;
-  /** Never create an embedded store: refuse to start without one. */
-  mustExist: boolean;
-}
-
 /**
  * PostgreSQL when DATABASE_URL is set; embedded PGlite otherwise (`memory://` keeps nothing).
  * Every session carries the audit chain's key (`auditKey`).
  */
 export async function openStore(
-  store: StoreConfig,
+  store: { databaseUrl: string | undefined; dataDir: string; mustExist: boolean },
   auditKey: Buffer,
   logger: Logger,
   lock: { onLost(error: DataDirLockLost): void },

@@ -1,14 +1,10 @@
 import type { Queryable } from './database.ts';
 import { enqueueNotice } from './outbox-store.ts';
 
-/** The notice events of a reminder: waiting since REMIND_AFTER, and in its last hour. */
-export const REMINDER_EVENTS = ['reminder', 'expiring'] as const;
-export type ReminderEvent = (typeof REMINDER_EVENTS)[number];
-
 /**
  * Pending requests waiting since at least $2 ms before $1 (the workflow's clock) whose approvers
  * have not been nudged, or, in their last hour, not nudged about the expiry: marked, and the
- * nudge queued in the request's thread. A nudge due at both times at once is one, about the
+ * nudge queued in the request's thread (its events: src/domain/reminders.ts). A nudge due at both times at once is one, about the
  * expiry. A replica's update finds the marks of another's and skips those requests.
  */
 const REMIND_DUE = `

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { GroupDirectory, RoleMembers, RoleName } from '../../src/app/access.ts';
+import type { GroupDirectory } from '../../src/app/access.ts';
 import { approverSupply } from '../../src/app/approver-supply.ts';
+import type { RoleMembers, RoleName } from '../../src/domain/roles.ts';
 
 const role = (name: RoleName, users: string[], groups: string[] = []): RoleMembers => ({
   role: name,

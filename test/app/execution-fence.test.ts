@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AccessControl, parseRoleMembers } from '../../src/app/access.ts';
+import { AccessControl } from '../../src/app/access.ts';
 import { ApprovalWorkflow } from '../../src/app/approvals.ts';
 import type { WriteIntent } from '../../src/domain/approval.ts';
 import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
+import { parseRoleMembers } from '../../src/domain/roles.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
 import type { Database, Queryable } from '../../src/store/database.ts';
-import { OutboxStore } from '../../src/store/outbox-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { createPayoutCalls, sleep } from '../helpers/bot-process.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -88,7 +88,6 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     const store = new RequestStore(gate.db, testCipher);
     const flow = new ApprovalWorkflow({
       store,
-      outbox: new OutboxStore(gate.db),
       client: clientFor(sandbox.url, { writeTimeoutMs: 1_000, readTimeoutMs: 1_000 }),
       signer: testSigner,
       preflight: 'warn',

@@ -8,8 +8,10 @@ import {
   generateKeyEnv,
   loadConfig,
   loadPaymentsToolConfig,
+  loadPolicy,
   secretsOf,
 } from '../../src/config.ts';
+import { DEFAULT_POLICY, PolicyError } from '../../src/domain/policy.ts';
 
 const valid = {
   PAYMENTS_BASE_URL: 'https://api.example.com/v1',
@@ -270,6 +272,36 @@ describe('DATABASE_URL', () => {
       DATABASE_URL: 'postgresql://db.internal/payops?user=payops&password=query-secret',
     });
     expect(secretsOf(inQuery)).toContain('query-secret');
+  });
+});
+
+describe('the policy file (PAYOPS_POLICY_FILE)', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'payops-policy-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('is optional: without one, the default policy', () => {
+    expect(loadPolicy(undefined)).toBe(DEFAULT_POLICY);
+    expect(loadPolicy('  ')).toBe(DEFAULT_POLICY);
+  });
+
+  it('is read as JSON as well as YAML', () => {
+    const json = join(folder, 'policy.json');
+    writeFileSync(json, JSON.stringify({ default_approvals: 2, rules: [] }));
+    expect(loadPolicy(json)).toEqual({ defaultApprovals: 2, expiryHours: 24, rules: [] });
+    const yaml = join(folder, 'policy.yaml');
+    writeFileSync(yaml, 'rules:\n  - operations: [payout]\n    approvals: 2\n');
+    expect(loadPolicy(yaml).rules).toHaveLength(1);
+  });
+
+  it('is refused when it cannot be read, naming the file', () => {
+    const missing = join(folder, 'no-such-policy.yaml');
+    expect(() => loadPolicy(missing)).toThrow(`Policy file ${missing} is invalid`);
+    expect(() => loadPolicy(missing)).toThrow(
+      expect.objectContaining({
+        constructor: PolicyError,
+        problems: ['PAYOPS_POLICY_FILE cannot be read (ENOENT)'],
+      }),
+    );
   });
 });
 

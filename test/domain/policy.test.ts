@@ -1,6 +1,3 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PaymentRequest, RequestStatus, WriteIntent } from '../../src/domain/approval.ts';
@@ -13,7 +10,6 @@ import {
   DEFAULT_POLICY,
   type EarlierRequest,
   expiryMs,
-  loadPolicy,
   type Policy,
   PolicyError,
   parsePolicy,
@@ -57,9 +53,7 @@ function needs(policy: Policy, write: WriteIntent): number {
 }
 
 describe('policy file', () => {
-  it('without a file, one approval and 24 hours', () => {
-    expect(loadPolicy(undefined)).toBe(DEFAULT_POLICY);
-    expect(loadPolicy('  ')).toBe(DEFAULT_POLICY);
+  it('by default, one approval and 24 hours', () => {
     expect(DEFAULT_POLICY).toEqual({ defaultApprovals: 1, expiryHours: 24, rules: [] });
     expect(expiryMs(DEFAULT_POLICY)).toBe(24 * 3_600_000);
   });
@@ -99,24 +93,6 @@ rules:
       ],
     });
     expect(expiryMs(policy)).toBe(48 * 3_600_000);
-  });
-
-  it('reads JSON as well as YAML, from a file', () => {
-    const folder = mkdtempSync(join(tmpdir(), 'payops-policy-'));
-    const json = join(folder, 'policy.json');
-    writeFileSync(json, JSON.stringify({ default_approvals: 2, rules: [] }));
-    expect(loadPolicy(json)).toEqual({ defaultApprovals: 2, expiryHours: 24, rules: [] });
-    const yaml = join(folder, 'policy.yaml');
-    writeFileSync(yaml, TWO_FOR_BIG_USD_PAYOUTS);
-    expect(loadPolicy(yaml).rules).toHaveLength(1);
-  });
-
-  it('refuses a file it cannot read, saying which', () => {
-    const missing = join(tmpdir(), 'payops-no-such-policy.yaml');
-    expect(() => loadPolicy(missing)).toThrow(`Policy file ${missing} is invalid`);
-    expect(problemsOf(() => loadPolicy(missing))).toEqual([
-      'PAYOPS_POLICY_FILE cannot be read (ENOENT)',
-    ]);
   });
 
   it('refuses an empty file rather than fall back to the defaults', () => {

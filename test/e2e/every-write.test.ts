@@ -58,7 +58,7 @@ describe('every write of the spec, requested in Slack and approved by someone el
         .filter((entry) => entry.operationId === operationId)
         .slice(before);
       expect(sent).toHaveLength(1);
-      const stored = await r.bot.workflow.store.get(id);
+      const stored = await r.bot.store.get(id);
       expect(sent[0]?.body).toBe(stored?.body ?? '');
       expect(JSON.parse(sent[0]?.body || '{}')).toEqual(EXAMPLE_CALLS[operationId].body ?? {});
     },

@@ -41,7 +41,7 @@ async function submittedPayout(
     { timeoutMs: 20_000 },
   );
   const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
-  const ts = (await r.bot.workflow.store.get(id))?.messageTs as string;
+  const ts = (await r.bot.store.get(id))?.messageTs as string;
   const click = await r.driver.blockAction({
     userId: 'U0BOB',
     actionId: ACTION.approve,
@@ -49,7 +49,7 @@ async function submittedPayout(
   });
   expect(click.status).toBe(200);
   const request = await until(async () => {
-    const stored = await r.bot.workflow.store.get(id);
+    const stored = await r.bot.store.get(id);
     return stored?.status === 'submitted' && stored;
   }, `request #${id} submitted`);
   return { id, ts, payoutId: request.outcome?.providerId as string };
@@ -177,7 +177,7 @@ describe('following a submitted payout to its final status', () => {
     const second = await submittedPayout(r, 2002);
     // Both followed: a look at /payouts reads it once for both.
     await until(
-      async () => (await r.bot.workflow.store.get(second.id))?.follow?.lastListedAt,
+      async () => (await r.bot.store.get(second.id))?.follow?.lastListedAt,
       'the second payout listed',
     );
     const before = listReads(r);
@@ -204,6 +204,6 @@ describe('following a submitted payout to its final status', () => {
       1,
     );
     expect(card(r, second.ts)).toContain('no longer listed at the provider since');
-    expect((await r.bot.workflow.store.get(second.id))?.follow?.stoppedReason).toBeUndefined();
+    expect((await r.bot.store.get(second.id))?.follow?.stoppedReason).toBeUndefined();
   });
 });

@@ -150,7 +150,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     const sent = payoutsSent(r).slice(before);
     expect(sent).toHaveLength(1);
     expect(sent[0]?.body).toBe(JSON.stringify(PAYOUT));
-    const stored = await r.bot.workflow.store.get(id);
+    const stored = await r.bot.store.get(id);
     expect(stored?.status).toBe('submitted');
     expect(stored?.outcome?.providerId).toMatch(/^po_/);
     // The last redraw is of the row the execution wrote, drawn without reading it again.
@@ -162,7 +162,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     );
     expect(String(thread.args.text)).toContain('<@U0ALICE>');
 
-    const events = (await r.bot.workflow.store.history(id)).map((entry) => entry.event);
+    const events = (await r.bot.store.history(id)).map((entry) => entry.event);
     expect(events).toEqual(['requested', 'approved', 'claimed', 'submitted']);
   });
 
@@ -179,14 +179,14 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     await cardMatching(r, ts, /submitted/);
     await new Promise((resolve) => setTimeout(resolve, 200));
     expect(payoutsSent(r).length - before).toBe(1);
-    expect((await r.bot.workflow.store.get(id))?.approvals).toHaveLength(1);
+    expect((await r.bot.store.get(id))?.approvals).toHaveLength(1);
   });
 
   it('payouts of 10,000 USDC or more need two distinct approvers', async () => {
     const before = payoutsSent(r).length;
     const big = { ...PAYOUT, wallet_id: SANDBOX_IDS.wallet.solanaTreasury, amount: '10000.00' };
     const { id, ts } = await request(r, `payout ${fieldsText(big)}`);
-    expect((await r.bot.workflow.store.get(id))?.requiredApprovals).toBe(2);
+    expect((await r.bot.store.get(id))?.requiredApprovals).toBe(2);
 
     const first = await click(r, ACTION.approve, 'U0BOB', ts);
     expect(await toldAfter(r, first)).toMatch(/1 of 2/);
@@ -232,7 +232,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     await reject('wrong beneficiary');
     const card = await cardMatching(r, ts, /rejected/i);
     expect(card).toContain('wrong beneficiary');
-    expect((await r.bot.workflow.store.get(id))?.status).toBe('rejected');
+    expect((await r.bot.store.get(id))?.status).toBe('rejected');
     expect(payoutsSent(r).length).toBe(before);
   });
 
@@ -283,7 +283,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
       message: { channel: APPROVALS, ts },
     });
     expect(await toldAfter(r, forged)).toMatch(/its own approval message/);
-    expect((await r.bot.workflow.store.get(otherId))?.approvals).toEqual([]);
+    expect((await r.bot.store.get(otherId))?.approvals).toEqual([]);
   });
 
   it('an expired request cannot be approved, and its message says so', async () => {
@@ -292,7 +292,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     clock += 25 * 3_600_000;
     try {
       await cardMatching(r, ts, /expired/i);
-      expect((await r.bot.workflow.store.get(id))?.status).toBe('expired');
+      expect((await r.bot.store.get(id))?.status).toBe('expired');
       const late = await click(r, ACTION.approve, 'U0BOB', ts, id);
       expect(await toldAfter(r, late)).toMatch(/expired/);
       expect(payoutsSent(r).length).toBe(before);
@@ -309,7 +309,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     expect(await cardMatching(r, ts, /./)).toContain('incident 7');
     const frozen = await click(r, ACTION.approve, 'U0CAROL', ts);
     expect(await toldAfter(r, frozen)).toMatch(/frozen \(incident 7\)/);
-    expect((await r.bot.workflow.store.get(id))?.status).toBe('pending');
+    expect((await r.bot.store.get(id))?.status).toBe('pending');
     expect(payoutsSent(r).length).toBe(before);
 
     await ask(r, 'unfreeze', { userId: 'U0BOB' });
@@ -326,7 +326,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     // The card may be drawn between the outcome and its reconciliation: wait for the latter.
     const card = await cardShowing(r, ts, /found\* a matching operation/);
     expect(card).toMatch(/not resubmit/i);
-    const stored = await r.bot.workflow.store.get(id);
+    const stored = await r.bot.store.get(id);
     expect(stored?.status).toBe('unknown');
     expect(stored?.reconciliation?.result).toBe('found');
     expect(stored?.reconciliation?.providerId).toMatch(/^po_/);
@@ -378,11 +378,11 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     await click(r, ACTION.approve, 'U0CAROL', twin.ts);
     await cardMatching(r, twin.ts, /submitted/);
     expect(payoutsSent(r).length - before).toBe(2);
-    const events = (await r.bot.workflow.store.history(first.id)).map(
+    const events = (await r.bot.store.history(first.id)).map(
       (entry) => `${entry.event}:${entry.actor}`,
     );
     expect(events.at(-1)).toBe('resolved:U0BOB');
-    expect((await r.bot.workflow.store.get(first.id))?.status).toBe('unknown');
+    expect((await r.bot.store.get(first.id))?.status).toBe('unknown');
   });
 
   it('a write typed by someone who may not request names those who may', async () => {

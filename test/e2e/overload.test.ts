@@ -63,7 +63,7 @@ describe('a full engine backlog', () => {
       expect((told.body as { text?: unknown }).text).toBe(OVERLOADED_TEXT);
 
       expect(r.sandbox.requests.length).toBe(providerCallsBefore);
-      expect((await r.bot.workflow.store.get(id))?.approvals).toEqual([]);
+      expect((await r.bot.store.get(id))?.approvals).toEqual([]);
       for (const answer of await Promise.all(held)) expect(answer.shown).toContain('1250.50');
     } finally {
       r.sandbox.setLatency(0);

@@ -34,7 +34,7 @@ async function payout(r: Rehearsal, amount: string, account: string) {
   const card = r.slack
     .callsTo('chat.postMessage')
     .find((call) => (call.response as { ts?: string } | undefined)?.ts === ts);
-  const stored = await r.bot.workflow.store.get(id);
+  const stored = await r.bot.store.get(id);
   return { id, needs: stored?.requiredApprovals, card: JSON.stringify(card?.args) };
 }
 
@@ -63,7 +63,7 @@ describe('a policy window, end to end: one payment split under a threshold', () 
     expect(second.card).toContain(
       ':warning: *Adds up:* with 1 earlier request from the same requester to this payee in the last 24h, the total 10000.00 USD/USDC reaches 10000, which raised the approvals needed.',
     );
-    expect((await r.bot.workflow.store.get(second.id))?.labels?.windowRaised).toEqual({
+    expect((await r.bot.store.get(second.id))?.labels?.windowRaised).toEqual({
       window: '24h',
       total: '10000.00',
       currencies: ['USD', 'USDC'],

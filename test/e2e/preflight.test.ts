@@ -19,7 +19,7 @@ function payout(overrides: Record<string, string>): string {
 }
 
 async function storedCount(r: Rehearsal): Promise<number> {
-  return (await r.bot.workflow.store.listPending(1_000)).total;
+  return (await r.bot.store.listPending(1_000)).total;
 }
 
 /** The blocks of request `id`'s approval card as first posted. */
@@ -89,7 +89,7 @@ describe('pre-flight checks (warn)', () => {
     );
     expect(JSON.stringify(update.args)).toContain('balance is now too low');
     expect(createPayoutCalls(r.sandbox)).toHaveLength(calls);
-    expect((await r.bot.workflow.store.get(second))?.status).toBe('failed');
+    expect((await r.bot.store.get(second))?.status).toBe('failed');
   });
 });
 

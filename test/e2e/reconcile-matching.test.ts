@@ -77,7 +77,7 @@ describe('reconciling a dropped payout against a list shown as a real provider s
     const card = await cardShowing(r, ts, /found\* a matching operation/);
     expect(card).toContain('beneficiary_account shown only in part');
     expect(card).not.toContain('000123456789');
-    const stored = await r.bot.workflow.store.get(id);
+    const stored = await r.bot.store.get(id);
     expect(stored?.status).toBe('unknown');
     expect(stored?.reconciliation).toMatchObject({ result: 'found', providerStatus: 'pending' });
     r.sandbox.setListView({});
@@ -101,7 +101,7 @@ describe('reconciling a dropped payout against a list shown as a real provider s
 
     const card = await cardShowing(r, ts, /several operations could be this one/);
     expect(card).toMatch(/2 records among \d+ records on \d+ pages of \/payouts match it equally/);
-    const stored = await r.bot.workflow.store.get(id);
+    const stored = await r.bot.store.get(id);
     expect(stored?.reconciliation).toMatchObject({ result: 'ambiguous' });
     expect(stored?.reconciliation?.providerId).toBeUndefined();
   });

@@ -29,7 +29,7 @@ function payoutText(overrides: Record<string, string>): string {
 }
 
 async function pendingWhere(match: (request: PaymentRequest) => boolean) {
-  return (await r.bot.workflow.store.listPending(100)).requests.filter(match);
+  return (await r.bot.store.listPending(100)).requests.filter(match);
 }
 
 /** A request's approval message, once posted. */
@@ -133,7 +133,7 @@ describe('text no record can hold', () => {
     r.sandbox.addFault({ kind: 'status', operationId: 'listPayouts', status: 503 });
     try {
       await clickOn(id, ts, ACTION.approve, 'U0BOB');
-      await expect.poll(async () => (await r.bot.workflow.store.get(id))?.status).toBe('unknown');
+      await expect.poll(async () => (await r.bot.store.get(id))?.status).toBe('unknown');
 
       const tooLong = await ask(r, `resolve ${id} not-executed ${'y'.repeat(501)}`, {
         userId: 'U0CAROL',
@@ -143,7 +143,7 @@ describe('text no record can hold', () => {
         userId: 'U0CAROL',
       });
       expect(resolved.shown).toContain('recorded as not executed');
-      const stored = await r.bot.workflow.store.get(id);
+      const stored = await r.bot.store.get(id);
       expect(stored?.reconciliation?.detail).toBe('no payout in the dashboard');
     } finally {
       r.sandbox.clearFaults();
@@ -170,7 +170,7 @@ describe('text no record can hold', () => {
       },
     });
     expect(submitted.ack).toBeUndefined();
-    const stored = await r.bot.workflow.store.get(id);
+    const stored = await r.bot.store.get(id);
     expect(stored).toMatchObject({ status: 'rejected', reason: 'wrong name' });
   });
 });

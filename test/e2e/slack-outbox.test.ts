@@ -55,7 +55,7 @@ function postsBy(r: Rehearsal, eventType: string, field: string): Map<string, nu
 async function requested(r: Rehearsal, cents: number): Promise<{ id: number; ts: string }> {
   const answer = await ask(r, payout(cents), { timeoutMs: 20_000 });
   const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
-  const card = await r.bot.workflow.store.get(id);
+  const card = await r.bot.store.get(id);
   expect(card?.messageTs).toBeDefined();
   return { id, ts: card?.messageTs as string };
 }
@@ -134,7 +134,7 @@ describe('the Slack outbox', () => {
     const { id } = await requested(r, 205);
     expect(postsBy(r, CARD_EVENT, 'request_id').get(String(id))).toBe(1);
     expect(r.slack.callsTo('conversations.history').length).toBeGreaterThanOrEqual(1);
-    const deliveries = await r.bot.workflow.deliveries(id);
+    const deliveries = await r.bot.queries.deliveries(id);
     expect(deliveries.find((d) => d.kind === 'card')).toMatchObject({
       state: 'delivered',
       attempts: 2,
@@ -157,7 +157,7 @@ describe('the Slack outbox', () => {
       { description: 'the card in the channel' },
     );
     const id = Number(card.metadata?.event_payload.request_id);
-    expect((await r.bot.workflow.store.get(id))?.messageTs).toBeUndefined();
+    expect((await r.bot.store.get(id))?.messageTs).toBeUndefined();
     const click = await approve(r, card.ts);
     const told = await r.slack.waitFor(
       () =>
@@ -216,7 +216,7 @@ describe('the Slack outbox', () => {
       () => JSON.stringify(r?.slack.message(APPROVALS, ts) ?? '').includes('drill two'),
       { timeoutMs: 20_000, description: 'the card showing the last freeze' },
     );
-    const waiting = (await r.bot.workflow.deliveries(id)).filter((d) => d.kind === 'card_update');
+    const waiting = (await r.bot.queries.deliveries(id)).filter((d) => d.kind === 'card_update');
     // One redraw row for the three changes (plus at most one in flight when the outage began).
     expect(waiting.length).toBeLessThanOrEqual(2);
     expect(
@@ -240,7 +240,7 @@ describe('the Slack outbox', () => {
     // A Slack 500 is not a missing invitation: it is retried, and said as Slack failing.
     r.slack.failNext('chat.postMessage', 'internal_error', { status: 500 });
     const { id: second } = await requested(r, 508);
-    const card = (await r.bot.workflow.deliveries(second)).find((d) => d.kind === 'card');
+    const card = (await r.bot.queries.deliveries(second)).find((d) => d.kind === 'card');
     expect(card).toMatchObject({ state: 'delivered', attempts: 2 });
   });
 });

@@ -133,7 +133,7 @@ describe('point 14: one scrubber for every text payops shows', () => {
     expect(await cardWhere(ts, /rejected/)).toContain('wrong account ••••6789');
     expect(await threadNotice(ts, /rejected/)).toContain('wrong account ••••6789');
     // Stored masked too: banking details have no business in the database or its backups.
-    expect((await r.bot.workflow.store.get(id))?.reason).toBe('wrong account ••••6789');
+    expect((await r.bot.store.get(id))?.reason).toBe('wrong account ••••6789');
 
     await ask(r, 'audit', { userId: 'U0BOB' });
     const csv = r.slack.files().at(-1)?.bytes?.toString('utf8') ?? '';

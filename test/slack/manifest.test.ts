@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { AccessControl } from '../../src/app/access.ts';
 import { ApprovalWorkflow } from '../../src/app/approvals.ts';
 import { ReadService } from '../../src/app/reads.ts';
+import { RequestQueries } from '../../src/app/request-queries.ts';
 import { generateKeyEnv, loadConfig } from '../../src/config.ts';
 import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -72,9 +73,9 @@ async function registered() {
   const client = new PaymentsClient({ ...config.payments, logger });
   const access = new AccessControl({ members: async () => [] });
   db = await openPglite(undefined);
+  const store = new RequestStore(db, testCipher);
   const workflow = new ApprovalWorkflow({
-    store: new RequestStore(db, testCipher),
-    outbox: new OutboxStore(db),
+    store,
     client,
     signer: testSigner,
     preflight: 'warn',
@@ -93,6 +94,7 @@ async function registered() {
     access,
     reads: new ReadService(client, ['read']),
     workflow,
+    queries: new RequestQueries({ store, outbox: new OutboxStore(db) }),
     approvalsChannelId: 'C1234',
     readiness: async () => ({ ready: true, checks: {} }),
     home: { opened: async () => {} },

@@ -14,11 +14,11 @@ import {
   type ProviderOutcome,
   type Reconciliation,
   type RequestStatus,
+  type WindowRaise,
 } from '../../domain/approval.ts';
 import { maskAccount, maskLongNumbers, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
-import type { WindowRaise } from '../../domain/policy.ts';
 import { scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION } from '../interaction-ids.ts';
 import { followNoticeText, providerStatusLine } from './follow-lines.ts';

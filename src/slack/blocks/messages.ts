@@ -1,7 +1,7 @@
-import type { RoleMembers } from '../../app/access.ts';
 import type { UnsettledTwin } from '../../domain/approval.ts';
 import { clip } from '../../domain/command-text.ts';
 import type { Scope } from '../../domain/operations.ts';
+import type { RoleMembers } from '../../domain/roles.ts';
 import type { PaymentsApiError } from '../../payments/errors.ts';
 import {
   code,

@@ -1,6 +1,6 @@
-import type { RoleMembers } from '../../app/access.ts';
 import type { PaymentRequest } from '../../domain/approval.ts';
-import { REMINDER_EVENTS, type ReminderEvent } from '../../store/reminder-store.ts';
+import type { ReminderEvent } from '../../domain/reminders.ts';
+import type { RoleMembers } from '../../domain/roles.ts';
 import { type FreezeNotice, person, requestTitle, when } from './approval-card.ts';
 import { escapeMrkdwn, freeText, joinWithin, truncate } from './format.ts';
 
@@ -10,10 +10,6 @@ import { escapeMrkdwn, freeText, joinWithin, truncate } from './format.ts';
  * once in its last hour. While payments are frozen it nudges nobody — an approval could not
  * send it — and says so instead.
  */
-
-export function isReminderEvent(event: string | undefined): event is ReminderEvent {
-  return (REMINDER_EVENTS as readonly (string | undefined)[]).includes(event);
-}
 
 export function renderReminder(
   request: PaymentRequest,

@@ -1,4 +1,5 @@
 import type { DeliveryStatus } from '../../app/outbox-port.ts';
+import type { HistoryEntry } from '../../app/request-queries.ts';
 import { fieldsOf, type PaymentRequest } from '../../domain/approval.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import {
@@ -28,15 +29,6 @@ import {
  * with the same facts as its approval message plus its audit history. No buttons and no
  * links here: a decision counts only from the request's own approval message.
  */
-
-export interface HistoryEntry {
-  at: string;
-  /** A Slack user id, or a name such as `system` for the sweeper and recovery. */
-  actor: string;
-  event: string;
-  from?: string | undefined;
-  to?: string | undefined;
-}
 
 /** `total`: how many are pending in all, when `requests` is only the first of them. */
 export function renderRequestList(requests: PaymentRequest[], total: number): SlackMessage {

@@ -1,8 +1,7 @@
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow } from '../../app/approvals.ts';
+import type { RequestQueries } from '../../app/request-queries.ts';
 import { checkFreeText, cutFreeText } from '../../domain/free-text.ts';
-import { scrubDetail } from '../../domain/scrub.ts';
-import type { AuditEntry } from '../../store/request-store.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { renderDirectoryUnavailable, renderNotAllowed } from '../blocks/messages.ts';
 import { renderRequestDetail, renderRequestList } from '../blocks/request-views.ts';
@@ -27,6 +26,7 @@ export function isAdminWord(word: string): word is AdminWord {
 
 export interface AdminDeps {
   workflow: ApprovalWorkflow;
+  queries: RequestQueries;
   approvalsChannelId: string;
   accessAdmin: string;
 }
@@ -65,29 +65,15 @@ export async function answerAdminCommand(
       );
     }
     case 'requests': {
-      const { requests, total } = await deps.workflow.store.listPending(20);
+      const { requests, total } = await deps.queries.pending(20);
       return renderRequestList(requests, total);
     }
     case 'request': {
       const id = /^#?(\d{1,15})$/.exec(rest.trim())?.[1];
       if (!id) return notice('Say which request: `/pay request 12`.');
-      const request = await deps.workflow.store.get(Number(id));
-      if (!request) return notice(`Request #${id} does not exist.`);
-      const [history, deliveries] = await Promise.all([
-        deps.workflow.store.history(request.id),
-        deps.workflow.deliveries(request.id),
-      ]);
-      return renderRequestDetail(
-        request,
-        history.map((entry) => ({
-          at: entry.at,
-          actor: entry.actor,
-          event: entry.event,
-          from: entry.fromStatus,
-          to: entry.toStatus,
-        })),
-        deliveries,
-      );
+      const detail = await deps.queries.detail(Number(id));
+      if (!detail) return notice(`Request #${id} does not exist.`);
+      return renderRequestDetail(detail.request, detail.history, detail.deliveries);
     }
     case 'resolve': {
       const parsed = /^#?(\d{1,15})\s+(executed|not-executed)\s+(\S[\s\S]*)$/i.exec(rest.trim());
@@ -113,18 +99,18 @@ export async function answerAdminCommand(
     }
     case 'audit': {
       // The audit log names every request and approver: it goes to the approvals channel only,
-      // wherever the command was typed. One CSV per page, so no log is too long to send whole.
+      // wherever the command was typed.
       const day = new Date().toISOString().slice(0, 10);
       let events = 0;
       let part = 0;
-      for await (const page of deps.workflow.store.auditLog(AUDIT_EVENTS_PER_FILE)) {
-        part++;
-        events += page.length;
+      for await (const file of deps.queries.auditFiles()) {
+        part = file.part;
+        events += file.events;
         await client.files.uploadV2({
           channel_id: deps.approvalsChannelId,
           filename: `payops-audit-${day}-part-${part}.csv`,
-          title: `payops audit log, part ${part} (events ${page[0]?.id} to ${page.at(-1)?.id})`,
-          content: auditCsv(page),
+          title: `payops audit log, part ${part} (events ${file.firstId} to ${file.lastId})`,
+          content: file.csv,
           initial_comment:
             part === 1 ? `<@${command.user_id}> asked for the audit log.` : undefined,
         });
@@ -135,40 +121,4 @@ export async function answerAdminCommand(
       );
     }
   }
-}
-
-/** Events per CSV file: about 15 MB, well under Slack's file limit and payops' memory. */
-export const AUDIT_EVENTS_PER_FILE = 50_000;
-
-const CSV_COLUMNS = [
-  'id',
-  'at',
-  'request',
-  'actor',
-  'event',
-  'from',
-  'to',
-  'fingerprint',
-  'detail',
-];
-
-export function auditCsv(entries: AuditEntry[]): string {
-  const rows = entries.map((entry) => [
-    String(entry.id),
-    entry.at,
-    entry.requestId === undefined ? '' : String(entry.requestId),
-    entry.actor,
-    entry.event,
-    entry.fromStatus ?? '',
-    entry.toStatus ?? '',
-    entry.fingerprint ?? '',
-    entry.detail ? JSON.stringify(scrubDetail(entry.detail)) : '',
-  ]);
-  return [CSV_COLUMNS, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n');
-}
-
-/** Quoted, and defused so a spreadsheet never runs a cell as a formula. */
-function csvCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return `"${safe.replaceAll('"', '""')}"`;
 }

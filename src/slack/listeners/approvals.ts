@@ -4,12 +4,12 @@ import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow, ApproveResult, ClickOrigin, Denied } from '../../app/approvals.ts';
 import type { AnswerTarget } from '../../app/outbox-port.ts';
-import type { ReadService } from '../../app/reads.ts';
+import type { Choice, ReadService } from '../../app/reads.ts';
+import type { RequestQueries } from '../../app/request-queries.ts';
 import { checkFreeText } from '../../domain/free-text.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
-import { findList, recordIdentity } from '../../payments/response-shape.ts';
 import { checksText, STATUS_WORDS } from '../blocks/approval-card.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { parseHomeButton } from '../blocks/home.ts';
@@ -39,6 +39,8 @@ const FORM_ANSWER_WITHIN_MS = 2_000;
 
 export interface ApprovalDeps {
   workflow: ApprovalWorkflow;
+  /** What approvers look up: pending requests, one request's history, the audit log. */
+  queries: RequestQueries;
   reads: ReadService;
   /** The approvals channel: approval cards and the audit CSV go there only. */
   approvalsChannelId: string;
@@ -304,12 +306,13 @@ async function requestModal(
   path: Record<string, string>,
   channelId: string,
 ): Promise<ModalView> {
-  const [wallets, recipients, corridors] = await Promise.all([
-    choices(deps.reads, 'listWallets'),
-    choices(deps.reads, 'listRecipients'),
-    choices(deps.reads, 'listCorridors'),
-  ]);
-  const view = buildRequestModal(operationId, { wallets, recipients, corridors, path });
+  const choices = await deps.reads.formChoices();
+  const view = buildRequestModal(operationId, {
+    wallets: choices.wallets.map(option),
+    recipients: choices.recipients.map(option),
+    corridors: choices.corridors.map(option),
+    path,
+  });
   view.private_metadata = JSON.stringify({
     ...JSON.parse(view.private_metadata ?? '{}'),
     channelId,
@@ -317,17 +320,8 @@ async function requestModal(
   return view;
 }
 
-async function choices(
-  reads: ReadService,
-  operationId: 'listWallets' | 'listRecipients' | 'listCorridors',
-): Promise<Option[]> {
-  const outcome = await reads.read({ operationId, path: {}, query: {} });
-  if (outcome.kind !== 'ok') return [];
-  return (findList(outcome.body)?.items ?? []).flatMap((item) => {
-    const { id, name, status } = recordIdentity(item);
-    if (!id || (status && status !== 'active' && operationId === 'listRecipients')) return [];
-    return [{ value: id, label: name ? `${name} (${id})` : id }];
-  });
+function option({ id, name }: Choice): Option {
+  return { value: id, label: name ? `${name} (${id})` : id };
 }
 
 function channelOfMetadata(privateMetadata: string): string | undefined {

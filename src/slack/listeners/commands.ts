@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { App, SlashCommand } from '@slack/bolt';
 import type { WebClient } from '@slack/web-api';
-import type { AccessControl, RoleMembers } from '../../app/access.ts';
+import type { AccessControl } from '../../app/access.ts';
 import { APPROVER_HELP, readCommandHelp, writeCommandHelp } from '../../app/help.ts';
 import type { ReadService } from '../../app/reads.ts';
 import { decodeSlackText } from '../../domain/command-text.ts';
 import { closest, parseCommand, READ_COMMAND_WORDS } from '../../domain/commands.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
+import type { RoleMembers } from '../../domain/roles.ts';
 import { isWriteCommandWord, WRITE_COMMAND_WORDS } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRoleMembers } from '../../../src/app/access.ts';
+import { parseRoleMembers } from '../../../src/domain/roles.ts';
 import {
   InsufficientScopeError,
   RequestRejectedError,

@@ -1,11 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { HistoryEntry } from '../../../src/app/request-queries.ts';
 import type { PaymentRequest } from '../../../src/domain/approval.ts';
-import {
-  type HistoryEntry,
-  renderRequestDetail,
-  renderRequestList,
-} from '../../../src/slack/blocks/request-views.ts';
+import { renderRequestDetail, renderRequestList } from '../../../src/slack/blocks/request-views.ts';
 import { EXAMPLE_CALLS } from '../../helpers/payments.ts';
 import { storedRequest } from '../../helpers/requests.ts';
 import { allText, expectValidMessage, factRows } from './slack-message-checks.ts';

@@ -1,0 +1,203 @@
+import {
+  bodyText,
+  type PreflightCheck,
+  type RequestLabels,
+  type UnsettledTwin,
+  type WriteIntent,
+} from '../domain/approval.ts';
+import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
+import { destinationOf, type PayeeCheck, payeeNameOf } from '../domain/payee.ts';
+import { expiryMs, type Policy, requiredApprovals, windowStart } from '../domain/policy.ts';
+import type { Signer } from '../domain/signer.ts';
+import type { PaymentsClient } from '../payments/client.ts';
+import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
+import type { NewRequest, RequestStore } from '../store/request-store.ts';
+import { preflight, type Reader } from './preflight.ts';
+
+/**
+ * A validated write made ready to be stored as a pending request, or why it will not be: the
+ * key's scopes, an unsettled twin, the pre-flight checks read from the provider, then what
+ * approvers are shown (names, payee tags and checks) and how many of them the policy asks for.
+ * Nothing is stored and nothing is sent to the provider but reads.
+ */
+
+export interface PreparationDeps {
+  store: Pick<RequestStore, 'unsettledTwin' | 'payeeHistory' | 'requestsToPayee'>;
+  client: PaymentsClient;
+  /** Keyed digests: the write's fingerprint and hold key, payee tags. */
+  signer: Signer;
+  /** `strict`: a failed pre-flight check refuses the request; `warn`: the card shows it. */
+  preflight: 'warn' | 'strict';
+  keyScopes: readonly string[];
+  policy: Policy;
+  now: () => Date;
+}
+
+/** A request as it is to be stored, less where its requester is answered. */
+export type PreparedRequest = Omit<NewRequest, 'requesterChannelId' | 'answerTo'>;
+
+export type Preparation =
+  | { kind: 'prepared'; request: PreparedRequest }
+  | { kind: 'missing-scopes'; missing: Scope[] }
+  /** The same write is being sent, or its outcome is unknown and unsettled. */
+  | { kind: 'held'; twin: UnsettledTwin }
+  /** A pre-flight check failed beyond doubt, or any did under `strict`. */
+  | { kind: 'refused'; reason: string; checks: PreflightCheck[] };
+
+/** Wallet names shown on cards are display only: one list serves the requests of a minute. */
+const WALLET_NAMES_FOR_MS = 60_000;
+
+export class RequestPreparation {
+  readonly #deps: PreparationDeps;
+  #wallets: { at: number; names: Promise<ReadonlyMap<string, string> | undefined> } | undefined;
+  /** Pre-flight reads in flight, by what they ask: requests made together share one. */
+  readonly #readsInFlight = new Map<string, ReturnType<PaymentsClient['call']>>();
+  readonly #sharedReads: Reader = {
+    call: (operationId, input = {}) => {
+      const key = JSON.stringify([operationId, input.path ?? {}, input.query ?? {}]);
+      const inFlight = this.#readsInFlight.get(key);
+      if (inFlight) return inFlight;
+      const read = this.#deps.client
+        .call(operationId, input)
+        .finally(() => this.#readsInFlight.delete(key));
+      this.#readsInFlight.set(key, read);
+      return read;
+    },
+  };
+
+  constructor(deps: PreparationDeps) {
+    this.#deps = deps;
+  }
+
+  missingScopes(intent: Pick<WriteIntent, 'operationId'>): Scope[] {
+    return missingScopes(requiredScopes(intent.operationId), this.#deps.keyScopes);
+  }
+
+  /** `requesterId`'s write, ready to store, or why it is not asked of an approver. */
+  async prepare(intent: WriteIntent, requesterId: string): Promise<Preparation> {
+    const missing = this.missingScopes(intent);
+    if (missing.length > 0) return { kind: 'missing-scopes', missing };
+    const { signer, store, policy } = this.#deps;
+    const body = bodyText(intent);
+    const holdKey = signer.holdKey(intent.operationId, intent.path, body);
+    // Told now rather than at the approval: the same write may already have been executed.
+    const twin = await store.unsettledTwin(holdKey);
+    if (twin) return { kind: 'held', twin };
+    const [labels, checks] = await Promise.all([
+      this.#labelsFor(intent),
+      preflight(this.#sharedReads, intent),
+    ]);
+    const refusing = checks.filter(
+      (check) => check.outcome === 'failed' && (check.certain || this.#deps.preflight === 'strict'),
+    );
+    if (refusing.length > 0) {
+      return {
+        kind: 'refused',
+        reason: refusing.map((check) => check.detail).join('; '),
+        checks,
+      };
+    }
+    const payee = await this.#payeeOf(intent, labels?.recipientName);
+    const now = this.#deps.now();
+    const since = payee && windowStart(policy, intent, now);
+    const earlier = since ? await store.requestsToPayee(requesterId, payee.check.tag, since) : [];
+    const needed = requiredApprovals(policy, intent, { earlier, now });
+    return {
+      kind: 'prepared',
+      request: {
+        operationId: intent.operationId,
+        path: { ...intent.path },
+        body,
+        fingerprint: signer.fingerprint(intent.operationId, intent.path, body),
+        holdKey,
+        requesterId,
+        requiredApprovals: needed.approvals,
+        expiresAt: new Date(this.#deps.now().getTime() + expiryMs(policy)),
+        labels: {
+          ...labels,
+          ...(payee && { payee: payee.check }),
+          ...(checks.length > 0 && { checks }),
+          ...(needed.windowRaised && { windowRaised: needed.windowRaised }),
+        },
+        payee: payee && { tag: payee.check.tag, nameTag: payee.nameTag },
+      },
+    };
+  }
+
+  /**
+   * Names for the approval message: the recipient's and the wallet's, read from the provider.
+   * Best effort — a failed lookup leaves the identifier alone — and never part of what is sent.
+   */
+  async #labelsFor(intent: WriteIntent): Promise<RequestLabels | undefined> {
+    const recipientId = intent.fields.external_account_id ?? intent.path.externalAccountId;
+    const walletId = intent.fields.wallet_id;
+    const [recipient, wallet] = await Promise.all([
+      recipientId ? this.#recipientName(recipientId) : undefined,
+      walletId ? this.#walletLabel(walletId) : undefined,
+    ]);
+    if (!recipient && !wallet) return undefined;
+    return { recipientName: recipient, walletLabel: wallet };
+  }
+
+  /**
+   * Who the write pays, told apart by keyed tags: whether this deployment has paid that
+   * destination before, and whether the name it is paid under was paid at another one.
+   */
+  async #payeeOf(
+    intent: WriteIntent,
+    recipientName: string | undefined,
+  ): Promise<{ check: PayeeCheck; nameTag: string | undefined } | undefined> {
+    const destination = destinationOf(intent.fields, intent.path);
+    if (!destination) return undefined;
+    const { signer, store } = this.#deps;
+    const tag = signer.payeeTag(destination);
+    const name = payeeNameOf(intent.fields, recipientName);
+    const nameTag = name ? signer.nameTag(name) : undefined;
+    const history = await store.payeeHistory(tag, nameTag);
+    return {
+      check: { tag, newPayee: !history.paidBefore, changedFrom: history.nameElsewhere },
+      nameTag,
+    };
+  }
+
+  async #recipientName(externalAccountId: string): Promise<string | undefined> {
+    try {
+      const response = await this.#deps.client.call('getRecipient', {
+        path: { externalAccountId },
+      });
+      return recordIdentity(findRecord(response.body)).name;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #walletLabel(walletId: string): Promise<string | undefined> {
+    const names = await this.#walletNames();
+    return names?.get(walletId);
+  }
+
+  /**
+   * Every wallet's name, from one `GET /wallets` reused for WALLET_NAMES_FOR_MS: a burst of
+   * requests costs the provider one list, not one each. A failed read is not kept.
+   */
+  #walletNames(): Promise<ReadonlyMap<string, string> | undefined> {
+    const now = Date.now();
+    if (this.#wallets && now - this.#wallets.at < WALLET_NAMES_FOR_MS) return this.#wallets.names;
+    const names = this.#deps.client.call('listWallets').then(
+      (response) => {
+        const named = new Map<string, string>();
+        for (const item of findList(response.body)?.items ?? []) {
+          const { id, name } = recordIdentity(item);
+          if (id && name) named.set(id, name);
+        }
+        return named;
+      },
+      () => {
+        this.#wallets = undefined;
+        return undefined;
+      },
+    );
+    this.#wallets = { at: now, names };
+    return names;
+  }
+}

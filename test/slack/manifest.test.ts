@@ -140,7 +140,7 @@ describe('manifest.yml', () => {
     expect(manifest.settings.interactivity.is_enabled).toBe(true);
   });
 
-  it('asks only for the bot scopes the code uses, each documented in the README', () => {
+  it('asks only for the bot scopes the code uses, each with its reason in docs/architecture.md', () => {
     const needed = ['commands'];
     if (code.events.some((event) => event.startsWith('subteam_'))) needed.push('usergroups:read');
     // Approval messages are posted and updated; `/pay audit` uploads a CSV.
@@ -148,8 +148,8 @@ describe('manifest.yml', () => {
     // The outbox looks for a card (or notice) whose post went unanswered before posting again.
     if (code.actions.length > 0) needed.push('channels:history', 'groups:history');
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(needed.sort());
-    const readme = readFileSync('README.md', 'utf8');
-    for (const scope of manifest.oauth_config.scopes.bot) expect(readme).toContain(`\`${scope}\``);
+    const reasons = readFileSync('docs/architecture.md', 'utf8');
+    for (const scope of manifest.oauth_config.scopes.bot) expect(reasons).toContain(`\`${scope}\``);
   });
 
   it('points every request URL at the one Bolt endpoint, in HTTP mode', () => {

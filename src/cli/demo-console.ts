@@ -405,7 +405,7 @@ export class DemoConsole {
       this.write('Say how many seconds to wait, e.g. wait 5 (at most 600).\n');
       return;
     }
-    await this.showAnswers(seconds * 1000);
+    await this.showAnswers(seconds * 1000, false);
   }
 
   private async slashCommand(command: string, text: string): Promise<void> {
@@ -634,7 +634,7 @@ export class DemoConsole {
   }
 
   /** A modal shown: a form to fill in when it has inputs and a submit button. */
-  private noticeView(view: JsonObject): void {
+  private trackForm(view: JsonObject): void {
     if (view.type !== 'modal') return;
     const id = String(view.id);
     const fields = formFields(view);
@@ -686,23 +686,31 @@ export class DemoConsole {
   }
 
   /**
-   * Waits for the bot to show something (saying "waiting…" if it is slow and giving up at the
-   * timeout), then until it has been quiet a moment, so follow-ups print with the first answer.
+   * Waits for the bot to show something (saying "waiting…" if an answer it owes is slow, and
+   * giving up at the timeout), then until it has been quiet a moment, so follow-ups print with
+   * the first answer. `owed`: false when the person only waits to see what comes.
    */
-  private async showAnswers(timeoutMs = this.options.answerTimeoutMs ?? 10_000): Promise<void> {
-    const notice = setTimeout(
-      () => this.write(this.style.dim('waiting…\n')),
-      this.options.waitingNoticeMs ?? 1_000,
-    );
+  private async showAnswers(
+    timeoutMs = this.options.answerTimeoutMs ?? 10_000,
+    owed = true,
+  ): Promise<void> {
+    const notice = owed
+      ? setTimeout(
+          () => this.write(this.style.dim('waiting…\n')),
+          this.options.waitingNoticeMs ?? 1_000,
+        )
+      : undefined;
     const answered = await happens(
       this.emulation.waitFor(() => this.sightings().length > 0, { timeoutMs }),
     );
     clearTimeout(notice);
     if (answered) {
       await this.settle(timeoutMs);
-    } else {
+    } else if (owed) {
       const hint = this.options.timeoutHint ? ` ${this.options.timeoutHint}` : '';
       this.write(`payops showed nothing within ${timeoutMs / 1000} s.${hint}\n`);
+    } else {
+      this.write(`Nothing new from payops in ${timeoutMs / 1000} s.\n`);
     }
     this.printNew();
   }
@@ -753,7 +761,7 @@ export class DemoConsole {
 
   private printView(method: string, view: JsonObject): void {
     const heading = `payops ${VIEW_VERBS[method] ?? method}:`;
-    this.noticeView(view);
+    this.trackForm(view);
     if (this.form?.viewId === String(view.id)) {
       this.showForm(this.form, heading);
       return;
@@ -797,6 +805,7 @@ export class DemoConsole {
     visibleTo: string | undefined,
   ): void {
     for (const button of rendering.buttons) {
+      // Set anew, so the map's order is the order last shown, which findButton reads backwards.
       this.buttons.delete(button.ref);
       this.buttons.set(button.ref, { ...button, surface, visibleTo });
     }

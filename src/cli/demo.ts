@@ -96,8 +96,9 @@ export async function run(args: string[] = []): Promise<number> {
     context.console = shell;
     await shell.run();
   } catch (error) {
-    // Only the tour's script throws: it stops where payops did not do what it should have.
-    console.error(`The tour stopped: ${error instanceof Error ? error.message : error}`);
+    // The tour's script throws where payops did not do what it should have.
+    const what = tour ? 'The tour' : 'The demo';
+    console.error(`${what} stopped: ${error instanceof Error ? error.message : error}`);
     code = 1;
   } finally {
     console.log('Stopping payops, the emulated Slack and the sandbox…');

@@ -172,7 +172,7 @@ describe('the demo console in front of the real bot', () => {
       'in #general',
       'in payops',
       'as @carol',
-      'in C0APPROVALS',
+      'in #C0APPROVALS',
     ]);
     expect(printed).toContain('You are now @bob (Bob Baker).\nbob@#payops> ');
     expect(printed).toContain('You are now in #general.\nbob@#general> ');

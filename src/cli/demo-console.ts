@@ -1,101 +1,49 @@
-import { createInterface, type Interface } from 'node:readline';
+import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
 import {
   dmChannelFor,
   isObject,
   type JsonObject,
-  type SlackChannel,
   type SlackDriver,
   type SlackEmulation,
   type SlackMessage,
-  type SlackUser,
-  type UserGroupConfig,
 } from '../sandbox/slack.ts';
+import type { WorkspaceDirectory } from './demo-directory.ts';
+import {
+  type FormField,
+  type FormValues,
+  filledView,
+  formFields,
+  initialFormValues,
+  missingFields,
+  readAnswer,
+  readAssignments,
+  stateValues,
+} from './demo-form.ts';
+import type { Clock } from './local-text.ts';
 import {
   messageToText,
-  type NameDirectory,
-  type NumberedButton,
   PLAIN_STYLE,
+  type RenderOptions,
+  type ShownButton,
   type TextRendering,
   type TextStyle,
   viewToText,
-} from '../slack/blocks/to-text.ts';
+} from './to-text.ts';
+
+const NO_FORM_OPEN =
+  'No form is open. A form opens from a command with no fields (/pay payout) or a button that asks for one (Reject).\n';
 
 /**
  * The demo's console: a person types `/pay …` as someone in the emulated workspace, the command
  * reaches the real bot as a correctly signed Slack request, and every message or modal the bot
- * then shows anywhere is printed as text. Streams in, text out: tests drive it without a TTY.
+ * then shows anywhere is printed as text. Buttons keep one reference for as long as their
+ * message shows them; a modal with inputs is a form to fill in and submit. Lines in, text out:
+ * tests and the tour drive it without a TTY.
  */
 
-export interface DemoWorkspace {
-  readonly users: readonly SlackUser[];
-  readonly channels: Readonly<Record<string, SlackChannel>>;
-  readonly userGroups: Readonly<Record<string, UserGroupConfig>>;
-}
-
-/** The emulated workspace's names both ways: ids → names in answers, names → ids for `as`/`in`. */
-export class WorkspaceDirectory implements NameDirectory {
-  constructor(private readonly workspace: DemoWorkspace) {}
-
-  userName(userId: string): string | undefined {
-    return this.workspace.users.find((user) => user.id === userId)?.name;
-  }
-
-  channelName(channelId: string): string | undefined {
-    return this.workspace.channels[channelId]?.name;
-  }
-
-  groupHandle(groupId: string): string | undefined {
-    const group = this.workspace.userGroups[groupId];
-    if (group === undefined) return undefined;
-    // The emulation gives a group configured as a bare member list its lower-cased id as handle.
-    return 'handle' in group ? group.handle : groupId.toLowerCase();
-  }
-
-  /** `erin`, `@erin`, `U0ERIN` or `<@U0ERIN>`. */
-  findUser(typed: string): SlackUser | undefined {
-    const key = typed
-      .replace(/^<@|>$/g, '')
-      .replace(/^@/, '')
-      .toLowerCase();
-    return this.workspace.users.find(
-      (user) => user.name.toLowerCase() === key || user.id.toLowerCase() === key,
-    );
-  }
-
-  /** `#payops`, `payops`, `C0PAYOPS` or `<#C0PAYOPS>`: the channel id. */
-  findChannel(typed: string): string | undefined {
-    const key = typed
-      .replace(/^<#|>$/g, '')
-      .replace(/^#/, '')
-      .toLowerCase();
-    return Object.entries(this.workspace.channels).find(
-      ([id, channel]) => channel.name.toLowerCase() === key || id.toLowerCase() === key,
-    )?.[0];
-  }
-
-  /** People who can type commands: not bots, not deactivated accounts. */
-  people(): SlackUser[] {
-    return this.workspace.users.filter((user) => !user.is_bot && !user.deleted);
-  }
-
-  channelIds(): string[] {
-    return Object.keys(this.workspace.channels);
-  }
-
-  /** Where a message is: `#payops`, or `a DM with @bob`. */
-  place(channelId: string): string {
-    if (channelId.startsWith('D')) {
-      const user = this.workspace.users.find(
-        (candidate) => dmChannelFor(candidate.id) === channelId,
-      );
-      return `a DM with @${user?.name ?? channelId}`;
-    }
-    return `#${this.channelName(channelId) ?? channelId}`;
-  }
-}
-
 export interface DemoConsoleOptions {
-  readonly input: NodeJS.ReadableStream;
+  /** A stream read line by line, or the lines themselves (the tour's script). */
+  readonly input: NodeJS.ReadableStream | AsyncIterable<string>;
   readonly output: NodeJS.WritableStream;
   readonly emulation: SlackEmulation;
   /** The bot's Slack endpoint, `http://127.0.0.1:PORT/slack/events`. */
@@ -106,11 +54,16 @@ export interface DemoConsoleOptions {
   readonly channel: string;
   /** The bot's slash command; default `/pay`. */
   readonly command?: string;
-  /** A real terminal: line editing and history, and the terminal echoes what is typed. */
+  /**
+   * A real terminal: line editing and history, the terminal echoes what is typed, and what the
+   * bot does while the person is typing is printed above the prompt.
+   */
   readonly terminal?: boolean;
   /** Repeat each line read after the prompt, so a piped session reads like a transcript. */
   readonly echo?: boolean;
   readonly style?: TextStyle;
+  /** The reader's "now" and time zone; the machine's by default. */
+  readonly clock?: Clock;
   /** How long to wait for the bot to show anything; default 10 s. */
   readonly answerTimeoutMs?: number;
   /** When to say "waiting…"; default 1 s. */
@@ -128,11 +81,13 @@ export async function runDemoConsole(options: DemoConsoleOptions): Promise<void>
   await new DemoConsole(options).run();
 }
 
+type Surface =
+  | { readonly message: { readonly channel: string; readonly ts: string } }
+  | { readonly view: { readonly id: string } };
+
 /** A button shown so far, with where it is, so a click can be sent for it. */
-interface Clickable extends NumberedButton {
-  readonly surface:
-    | { readonly message: { readonly channel: string; readonly ts: string } }
-    | { readonly view: { readonly id: string } };
+export interface Clickable extends ShownButton {
+  readonly surface: Surface;
   /** Set for an ephemeral message: the one person who sees it, and so may click it. */
   readonly visibleTo: string | undefined;
 }
@@ -151,7 +106,26 @@ const VIEW_VERBS: Readonly<Record<string, string>> = {
   'views.publish': 'published a Home tab',
 };
 
-class DemoConsole {
+/** How many messages `show` prints of a channel. */
+const SHOWN_MESSAGES = 5;
+const DEFAULT_WAIT_SECONDS = 10;
+/** Console commands that wait while a form is open, as Slack's modal keeps the rest out of reach. */
+const CONSOLE_WORDS = new Set(['as', 'in', 'click', 'wait']);
+
+/** A modal with inputs the current person is filling in. */
+interface OpenForm {
+  readonly viewId: string;
+  readonly userId: string;
+  values: FormValues;
+}
+
+interface LineReader {
+  /** The next line typed after `prompt`; undefined once the input has ended. */
+  read(prompt: string): Promise<string | undefined>;
+  close(): void;
+}
+
+export class DemoConsole {
   private readonly driver: SlackDriver;
   private readonly emulation: SlackEmulation;
   private readonly directory: WorkspaceDirectory;
@@ -159,7 +133,11 @@ class DemoConsole {
   private readonly command: string;
   private userId: string;
   private channelId: string;
-  private buttons: Clickable[] = [];
+  /** Every button shown, by reference, in the order first shown. */
+  private readonly buttons = new Map<string, Clickable>();
+  /** A button's identity (its surface, action and value) → its reference. */
+  private readonly refs = new Map<string, string>();
+  private form: OpenForm | undefined;
   /** Per channel, each message's ts → the ts of its last edit ('' if never edited). */
   private seen: Map<string, Map<string, string>>;
   private callsSeen: number;
@@ -181,48 +159,138 @@ class DemoConsole {
   }
 
   async run(): Promise<void> {
+    const reader = this.openReader();
+    try {
+      for (;;) {
+        const line = await reader.read(this.promptText());
+        if (line === undefined) {
+          // The input ended at a prompt (Ctrl-D): leave the terminal on a fresh line.
+          this.write('\n');
+          return;
+        }
+        if (!(await this.handle(line.trim(), reader))) return;
+        if (this.options.signal?.aborted) return;
+      }
+    } finally {
+      reader.close();
+    }
+  }
+
+  /** The button most recently shown that `matches`: how a script finds what to click. */
+  findButton(matches: (button: Clickable) => boolean): Clickable | undefined {
+    return [...this.buttons.values()].reverse().find(matches);
+  }
+
+  /**
+   * Waits until `condition` holds (after the bot did something), then prints what the bot did
+   * meanwhile. Rejects, once what came is printed, when it does not hold within `timeoutMs`.
+   */
+  async showWhen(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+    const held = await happens(this.emulation.waitFor(condition, { timeoutMs }));
+    if (held) await this.settle(timeoutMs);
+    this.printNew();
+    if (!held) throw new Error(`no ${what} within ${timeoutMs / 1000} s`);
+  }
+
+  // ---- reading lines ----
+
+  private openReader(): LineReader {
+    const { input, signal } = this.options;
+    const aborted = new Promise<undefined>((resolve) => {
+      if (signal?.aborted) resolve(undefined);
+      signal?.addEventListener('abort', () => resolve(undefined), { once: true });
+    });
+    if (!('pipe' in input)) return this.scriptReader(input[Symbol.asyncIterator](), aborted);
+    const terminal = this.options.terminal ?? false;
     const lines = createInterface({
-      input: this.options.input,
-      output: this.options.output,
-      terminal: this.options.terminal ?? false,
+      input,
+      ...(terminal ? { output: this.options.output } : {}),
+      terminal,
       crlfDelay: Number.POSITIVE_INFINITY,
     });
     // Ctrl-C at the prompt quits like Ctrl-D; without a listener readline would only pause.
     lines.on('SIGINT', () => lines.close());
-    this.options.signal?.addEventListener('abort', () => lines.close(), { once: true });
-    let quit = false;
-    this.prompt(lines);
-    for await (const line of lines) {
-      if (this.options.echo) this.write(`${line}\n`);
-      quit = !(await this.handle(line.trim()));
-      if (quit) break;
-      this.prompt(lines);
+    signal?.addEventListener('abort', () => lines.close(), { once: true });
+    const iterator = lines[Symbol.asyncIterator]();
+    if (!terminal) {
+      const reader = this.scriptReader(iterator, aborted);
+      return { read: reader.read, close: () => lines.close() };
     }
-    // The input ended at a prompt (Ctrl-D): leave the terminal on a fresh line.
-    if (!quit) this.write('\n');
-    lines.close();
+    return {
+      read: async (prompt) => {
+        lines.setPrompt(prompt);
+        lines.prompt();
+        const idle = { done: false };
+        void this.showWhileIdle(idle, lines);
+        const next = await Promise.race([iterator.next(), aborted]);
+        idle.done = true;
+        return next?.done === false ? next.value : undefined;
+      },
+      close: () => lines.close(),
+    };
   }
 
-  private prompt(lines: Interface): void {
-    lines.setPrompt(
-      `${this.directory.userName(this.userId)}@${this.directory.place(this.channelId)}> `,
-    );
-    lines.prompt();
+  /** Lines from a pipe or a script: the prompt is written here, and the line echoed after it. */
+  private scriptReader(iterator: AsyncIterator<string>, aborted: Promise<undefined>): LineReader {
+    return {
+      read: async (prompt) => {
+        // Prompted once the line is there, so what a script says before a line comes first.
+        const next = await Promise.race([iterator.next(), aborted]);
+        this.write(prompt);
+        if (next === undefined || next.done) return undefined;
+        if (this.options.echo) this.write(`${next.value}\n`);
+        return next.value;
+      },
+      close: () => {
+        void iterator.return?.();
+      },
+    };
   }
+
+  /** On a terminal, what the bot does while the person types is printed above the prompt. */
+  private async showWhileIdle(idle: { done: boolean }, lines: Interface): Promise<void> {
+    while (!idle.done) {
+      // Bounded waits, so that a finished console never has a timer holding the process.
+      await happens(
+        this.emulation.waitFor(() => idle.done || this.sightings().length > 0, {
+          timeoutMs: 1_000,
+        }),
+      );
+      if (idle.done || this.sightings().length === 0) continue;
+      await this.settle(this.options.answerTimeoutMs ?? 10_000);
+      if (idle.done) return;
+      clearLine(this.options.output, 0);
+      cursorTo(this.options.output, 0);
+      this.printNew();
+      lines.setPrompt(this.promptText());
+      lines.prompt(true);
+    }
+  }
+
+  private promptText(): string {
+    const who = `${this.directory.userName(this.userId)}@${this.directory.place(this.channelId)}`;
+    const form = this.form && this.formTitle(this.form);
+    return form ? `${who} [${form}]> ` : `${who}> `;
+  }
+
+  // ---- commands ----
 
   /** Runs one console line; false once the console should stop. */
-  private async handle(line: string): Promise<boolean> {
+  private async handle(line: string, reader: LineReader): Promise<boolean> {
     const [word = '', ...rest] = line.split(/\s+/);
     const argument = rest.join(' ');
-    switch (word.toLowerCase()) {
+    const command = word.toLowerCase();
+    if (command === 'quit' || command === 'exit') return false;
+    if (command === 'help' || command === '?') {
+      this.help();
+      return true;
+    }
+    if (this.form !== undefined) {
+      await this.handleForm(this.form, line, reader);
+      return true;
+    }
+    switch (command) {
       case '':
-        break;
-      case 'quit':
-      case 'exit':
-        return false;
-      case 'help':
-      case '?':
-        this.help();
         break;
       case 'as':
         this.actAs(argument);
@@ -233,8 +301,20 @@ class DemoConsole {
       case 'click':
         await this.click(argument);
         break;
+      case 'show':
+        this.showChannel(argument);
+        break;
+      case 'wait':
+        await this.wait(argument);
+        break;
+      case 'fill':
+      case 'submit':
+      case 'cancel':
+        this.write(NO_FORM_OPEN);
+        break;
       default:
         if (word.startsWith('/')) await this.slashCommand(word, line.slice(word.length).trim());
+        else if (word.includes('=')) this.write(NO_FORM_OPEN);
         else this.write(`"${word}" is not a console command. Type help to see them.\n`);
     }
     return true;
@@ -243,21 +323,30 @@ class DemoConsole {
   private help(): void {
     const people = this.directory.people().map((user) => user.name);
     const channels = this.directory.channelIds().map((id) => this.directory.place(id));
-    const rows: [string, string][] = [
-      [
-        `${this.command} <words>`,
-        `run payops as the current person, here (try ${this.command} help)`,
-      ],
-      ['as <name>', `become someone else: ${people.join(', ')}`],
-      ['in <#channel>', `go to another channel: ${channels.join(', ')}`],
-      ['click <n>', 'click button [n], of any message shown so far'],
-      ['help', 'this list'],
-      ['quit', 'stop everything (Ctrl-D does too)'],
-    ];
+    const rows: [string, string][] = this.form
+      ? [
+          ['name=value …', 'fill in fields; quote a value with spaces, or let the line run on'],
+          ['fill', 'be asked for each field in turn (Enter keeps what it holds)'],
+          ['submit [name=value …]', 'send the form to payops'],
+          ['show', 'the form as filled in so far'],
+          ['cancel', 'close the form without sending it'],
+        ]
+      : [
+          [
+            `${this.command} <words>`,
+            `run payops as the current person, here (try ${this.command} help)`,
+          ],
+          ['click <n>', 'click button [n] of any message shown, as the current person'],
+          ['as <name>', `become someone else: ${people.join(', ')}`],
+          ['in <#channel>', `go to another channel: ${channels.join(', ')}`],
+          ['show [#channel]', `the last ${SHOWN_MESSAGES} messages of a channel as they are now`],
+          ['wait [seconds]', `show what payops does next (default ${DEFAULT_WAIT_SECONDS} s)`],
+        ];
+    rows.push(['help', 'this list'], ['quit', 'stop everything (Ctrl-D does too)']);
     const width = Math.max(...rows.map(([usage]) => usage.length)) + 2;
     this.write(
       [
-        'Console commands:',
+        this.form ? 'While a form is open:' : 'Console commands:',
         ...rows.map(([usage, meaning]) => `  ${usage.padEnd(width)}${meaning}`),
         '',
       ].join('\n'),
@@ -281,15 +370,51 @@ class DemoConsole {
     this.write(`You are now @${user.name} (${user.real_name}).\n`);
   }
 
-  private moveTo(typed: string): void {
+  /** The channel typed (`#approvals`, `approvals` or its id), or the current one if none. */
+  private channelTyped(typed: string): string | undefined {
+    if (typed === '') return this.channelId;
     const channelId = this.directory.findChannel(typed);
     if (channelId === undefined) {
       const channels = this.directory.channelIds().map((id) => this.directory.place(id));
       this.write(`There is no channel "${typed}" here. Channels: ${channels.join(', ')}.\n`);
-      return;
     }
+    return channelId;
+  }
+
+  private moveTo(typed: string): void {
+    const channelId = this.channelTyped(typed);
+    if (channelId === undefined) return;
     this.channelId = channelId;
     this.write(`You are now in ${this.directory.place(channelId)}.\n`);
+  }
+
+  private showChannel(typed: string): void {
+    const channelId = this.channelTyped(typed);
+    if (channelId === undefined) return;
+    const { messages, ephemeral } = this.emulation.channel(channelId);
+    const visible = [
+      ...messages,
+      ...ephemeral.filter((message) => message.ephemeralTo === this.userId),
+    ]
+      .sort((a, b) => compareTs(a.ts, b.ts))
+      .slice(-SHOWN_MESSAGES);
+    const place = this.directory.place(channelId);
+    if (visible.length === 0) {
+      this.write(`Nothing has been posted in ${place} yet.\n`);
+      return;
+    }
+    const last = visible.length === 1 ? 'its last message' : `its last ${visible.length} messages`;
+    this.write(this.style.dim(`${place} now, ${last}:\n`));
+    this.print(visible.map((message) => ({ kind: 'message', message, edited: false })));
+  }
+
+  private async wait(typed: string): Promise<void> {
+    const seconds = typed === '' ? DEFAULT_WAIT_SECONDS : Number(typed);
+    if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 600) {
+      this.write('Say how many seconds to wait, e.g. wait 5 (at most 600).\n');
+      return;
+    }
+    await this.showAnswers(seconds * 1000, false);
   }
 
   private async slashCommand(command: string, text: string): Promise<void> {
@@ -304,13 +429,13 @@ class DemoConsole {
   }
 
   private async click(typed: string): Promise<void> {
-    const button = this.buttons.find((candidate) => String(candidate.number) === typed);
+    const ref = typed.replace(/^\[|\]$/g, '');
+    const button = this.buttons.get(ref);
     if (button === undefined) {
-      const last = this.buttons.length;
       this.write(
-        last === 0
+        this.buttons.size === 0
           ? 'No button has been shown yet.\n'
-          : `There is no button [${typed}]: buttons shown so far are [1] to [${last}].\n`,
+          : `There is no button [${ref}]: buttons shown so far are [1] to [${this.buttons.size}].\n`,
       );
       return;
     }
@@ -319,19 +444,238 @@ class DemoConsole {
       this.write(`Only @${viewer} sees that message, so only they can click its buttons.\n`);
       return;
     }
-    this.write(
-      `@${this.directory.userName(this.userId)} clicks [${button.number}] ${button.label}\n`,
-    );
+    // Slack shows a message as it is now: a button payops has since taken off cannot be clicked.
+    const current = this.currentElement(button);
+    if (typeof current === 'string') {
+      this.write(`${current}\n`);
+      return;
+    }
+    this.write(`@${this.directory.userName(this.userId)} clicks [${button.ref}] ${button.label}\n`);
     const sent = await this.deliver(() =>
       this.driver.blockAction({
         userId: this.userId,
         actionId: button.actionId,
-        ...(button.blockId === undefined ? {} : { blockId: button.blockId }),
+        ...(current.blockId === undefined ? {} : { blockId: current.blockId }),
         ...button.surface,
       }),
     );
     if (sent !== undefined) await this.showAnswers();
   }
+
+  /** Where the button is in its message's or view's current version, or why it is not there. */
+  private currentElement(button: Clickable): { blockId: string | undefined } | string {
+    const { surface } = button;
+    const holder =
+      'message' in surface
+        ? this.emulation.message(surface.message.channel, surface.message.ts)
+        : this.emulation.view(surface.view.id);
+    if (holder === undefined) return `The message with [${button.ref}] is no longer there.`;
+    const blocks: unknown[] = Array.isArray(holder.blocks) ? holder.blocks : [];
+    for (const block of blocks.filter(isObject)) {
+      const elements = [
+        block.accessory,
+        ...(Array.isArray(block.elements) ? block.elements : []),
+      ].filter(isObject);
+      const found = elements.some(
+        (element) =>
+          element.action_id === button.actionId &&
+          (button.value === undefined || element.value === button.value),
+      );
+      if (found)
+        return { blockId: typeof block.block_id === 'string' ? block.block_id : undefined };
+    }
+    const where =
+      'message' in surface
+        ? ` (show ${this.directory.place(surface.message.channel)} shows it)`
+        : '';
+    return `payops has changed that message since: it no longer has [${button.ref}] ${button.label}${where}.`;
+  }
+
+  // ---- forms ----
+
+  private async handleForm(form: OpenForm, line: string, reader: LineReader): Promise<void> {
+    const [word = '', ...rest] = line.split(/\s+/);
+    const fields = this.formFieldsOf(form);
+    switch (word.toLowerCase()) {
+      case '':
+        return;
+      case 'cancel':
+        this.form = undefined;
+        this.write('The form is closed; nothing was sent.\n');
+        return;
+      case 'show':
+        this.showForm(form, 'payops shows a form:');
+        return;
+      case 'fill':
+        await this.fillFieldByField(form, fields, reader);
+        return;
+      case 'submit': {
+        const typed = rest.join(' ');
+        if (typed !== '' && !this.assign(form, fields, typed)) return;
+        await this.submit(form, fields);
+        return;
+      }
+      default:
+        if (word.startsWith('/') || CONSOLE_WORDS.has(word.toLowerCase())) {
+          this.write(`A form is open: submit it or cancel it first.\n`);
+          return;
+        }
+        if (!line.includes('=')) {
+          this.write(
+            `A form is open: fill it in (${fields.map((field) => `${field.name}=…`).join(' ')}), or type fill, submit or cancel.\n`,
+          );
+          return;
+        }
+        if (this.assign(form, fields, line)) {
+          this.write('Type submit to send it, or set more fields.\n');
+        }
+    }
+  }
+
+  /** Sets `name=value …` on the form; says what is wrong and sets nothing on a mistake. */
+  private assign(form: OpenForm, fields: readonly FormField[], line: string): boolean {
+    const assignments = readAssignments(fields, line);
+    if ('error' in assignments) {
+      this.write(`${assignments.error}\n`);
+      return false;
+    }
+    for (const [name, values] of assignments) form.values.set(name, values);
+    return true;
+  }
+
+  private async fillFieldByField(
+    form: OpenForm,
+    fields: readonly FormField[],
+    reader: LineReader,
+  ): Promise<void> {
+    this.write(this.style.dim('Type each value; Enter alone keeps what the field holds.\n'));
+    for (const field of fields) {
+      if (field.options !== undefined) {
+        this.write(
+          `${fieldTitle(field)}${field.multiple ? ', any of (comma-separated)' : ', one of'}:\n${field.options
+            .map((option, index) => `  ${index + 1}) ${option.label}`)
+            .join('\n')}\n`,
+        );
+      }
+      for (;;) {
+        const held = (form.values.get(field.name) ?? []).join(', ');
+        const answer = await reader.read(`  ${fieldTitle(field)}${held ? ` [${held}]` : ''}> `);
+        if (answer === undefined) return;
+        if (answer.trim() === '') break;
+        const values = readAnswer(field, answer);
+        if (!('error' in values)) {
+          form.values.set(field.name, values);
+          break;
+        }
+        this.write(`  ${values.error}\n`);
+      }
+    }
+    this.write('Type submit to send it, cancel to close it, or name=value to change a field.\n');
+  }
+
+  private async submit(form: OpenForm, fields: readonly FormField[]): Promise<void> {
+    const missing = missingFields(fields, form.values);
+    if (missing.length > 0) {
+      // Slack's own client refuses to send a form with a required field empty.
+      this.write(
+        `Slack would not send the form yet: ${missing.map((field) => field.name).join(', ')} ${missing.length === 1 ? 'is' : 'are'} required.\n`,
+      );
+      return;
+    }
+    this.write(
+      `@${this.directory.userName(this.userId)} submits ${this.formTitle(form) || 'the form'}\n`,
+    );
+    const sent = await this.deliver(() =>
+      this.driver.viewSubmission({
+        userId: form.userId,
+        view: { id: form.viewId, state: { values: stateValues(fields, form.values) } },
+      }),
+    );
+    if (sent === undefined) return;
+    const ack = sent.ack;
+    if (ack?.response_action === 'errors') {
+      this.showFormErrors(fields, ack.errors);
+      return;
+    }
+    this.form = undefined;
+    if (ack?.response_action !== undefined && ack.response_action !== 'clear') {
+      this.write(
+        this.style.dim(`(payops answered response_action ${String(ack.response_action)})\n`),
+      );
+    }
+    await this.showAnswers();
+  }
+
+  /** Each field's error on its own line, as Slack shows them under the fields. */
+  private showFormErrors(fields: readonly FormField[], errors: unknown): void {
+    const entries = isObject(errors)
+      ? Object.entries(errors).filter(
+          (entry): entry is [string, string] => typeof entry[1] === 'string',
+        )
+      : [];
+    if (entries.length === 0) {
+      this.write('payops refused the form without saying why. Fix it, or cancel.\n');
+      return;
+    }
+    const nameOf = (blockId: string) =>
+      fields.find((field) => field.blockId === blockId)?.name ?? blockId;
+    this.write(
+      [
+        'payops did not accept the form; fix it and submit again, or cancel:',
+        // Slack shows each message under its field; here the field's name leads, once.
+        ...entries.map(([blockId, message]) =>
+          message.startsWith(`${nameOf(blockId)}:`)
+            ? `  ✗ ${message}`
+            : `  ✗ ${nameOf(blockId)}: ${message}`,
+        ),
+        '',
+      ].join('\n'),
+    );
+  }
+
+  private formFieldsOf(form: OpenForm): FormField[] {
+    return formFields(this.emulation.view(form.viewId));
+  }
+
+  private formTitle(form: OpenForm): string {
+    const title = this.emulation.view(form.viewId)?.title;
+    return isObject(title) && typeof title.text === 'string' ? title.text : '';
+  }
+
+  /** A modal shown: a form to fill in when it has inputs and a submit button. */
+  private trackForm(view: JsonObject): void {
+    if (view.type !== 'modal') return;
+    const id = String(view.id);
+    const fields = formFields(view);
+    if (fields.length === 0 || !isObject(view.submit)) {
+      if (this.form?.viewId === id) this.form = undefined;
+      return;
+    }
+    // An update of the form being filled in keeps what was typed in the fields it still has.
+    const kept = this.form?.viewId === id ? this.form.values : new Map<string, readonly string[]>();
+    const values = initialFormValues(fields);
+    for (const field of fields) {
+      const typed = kept.get(field.name);
+      if (typed !== undefined) values.set(field.name, typed);
+    }
+    this.form = { viewId: id, userId: this.userId, values };
+  }
+
+  private showForm(form: OpenForm, heading: string): void {
+    const view = this.emulation.view(form.viewId);
+    if (view === undefined) return;
+    const fields = formFields(view);
+    const rendering = viewToText(filledView(view, fields, form.values), this.renderOptions());
+    this.show(heading, rendering);
+    const example = fields.map((field) => `${field.name}=…`).join(' ');
+    this.write(
+      this.style.dim(
+        `Fill it in with ${example} on one line, or type fill to be asked for each field; then submit (or cancel).\n`,
+      ),
+    );
+  }
+
+  // ---- talking to the bot ----
 
   /** Sends a signed request; says so and returns undefined when the bot did not take it. */
   private async deliver<T extends { status: number; body: string }>(
@@ -351,29 +695,33 @@ class DemoConsole {
   }
 
   /**
-   * Waits for the bot to show something (saying "waiting…" if it is slow and giving up at the
-   * timeout), then until it has been quiet a moment, so follow-ups print with the first answer.
+   * Waits for the bot to show something (saying "waiting…" if an answer it owes is slow, and
+   * giving up at the timeout), then until it has been quiet a moment, so follow-ups print with
+   * the first answer. `owed`: false when the person only waits to see what comes.
    */
-  private async showAnswers(): Promise<void> {
-    const timeoutMs = this.options.answerTimeoutMs ?? 10_000;
-    const notice = setTimeout(
-      () => this.write(this.style.dim('waiting…\n')),
-      this.options.waitingNoticeMs ?? 1_000,
-    );
+  private async showAnswers(
+    timeoutMs = this.options.answerTimeoutMs ?? 10_000,
+    owed = true,
+  ): Promise<void> {
+    const notice = owed
+      ? setTimeout(
+          () => this.write(this.style.dim('waiting…\n')),
+          this.options.waitingNoticeMs ?? 1_000,
+        )
+      : undefined;
     const answered = await happens(
       this.emulation.waitFor(() => this.sightings().length > 0, { timeoutMs }),
     );
     clearTimeout(notice);
     if (answered) {
       await this.settle(timeoutMs);
-    } else {
+    } else if (owed) {
       const hint = this.options.timeoutHint ? ` ${this.options.timeoutHint}` : '';
       this.write(`payops showed nothing within ${timeoutMs / 1000} s.${hint}\n`);
+    } else {
+      this.write(`Nothing new from payops in ${timeoutMs / 1000} s.\n`);
     }
-    this.print(this.sightings());
-    this.seen = this.snapshot();
-    this.callsSeen = this.emulation.calls.length;
-    this.responsesSeen = this.emulation.responses.length;
+    this.printNew();
   }
 
   private async settle(limitMs: number): Promise<void> {
@@ -392,52 +740,90 @@ class DemoConsole {
     return this.emulation.calls.length + this.emulation.responses.length;
   }
 
+  // ---- printing ----
+
+  /** Prints what the bot did since last time, and remembers it as seen. */
+  private printNew(): void {
+    this.print(this.sightings());
+    this.seen = this.snapshot();
+    this.callsSeen = this.emulation.calls.length;
+    this.responsesSeen = this.emulation.responses.length;
+  }
+
   private print(sightings: Sighting[]): void {
     for (const sighting of sightings) {
       if (sighting.kind === 'removed') {
         this.write(`payops deleted a message in ${this.directory.place(sighting.channelId)}.\n`);
       } else if (sighting.kind === 'failure') {
         this.write(this.style.dim(`(${sighting.what} failed: ${sighting.detail})\n`));
+      } else if (sighting.kind === 'view') {
+        this.printView(sighting.method, sighting.view);
       } else {
-        // Numbered on from every button shown before: any of them can be clicked later.
-        const { heading, rendering, surface, visibleTo } = this.present(
-          sighting,
-          this.buttons.length + 1,
-        );
-        this.show(heading, rendering);
-        this.buttons.push(
-          ...rendering.buttons.map((button) => ({ ...button, surface, visibleTo })),
-        );
+        const { message } = sighting;
+        const surface = { message: { channel: message.channel, ts: message.ts } };
+        const rendering = messageToText(message, this.renderOptions(surface));
+        this.show(this.messageHeading(sighting), rendering);
+        this.remember(rendering, surface, message.ephemeralTo);
       }
     }
   }
 
-  /** A message or modal as text, with where its buttons are and who may click them. */
-  private present(
-    sighting: Sighting & { kind: 'message' | 'view' },
-    firstButton: number,
-  ): { heading: string; rendering: TextRendering } & Pick<Clickable, 'surface' | 'visibleTo'> {
-    const options = { directory: this.directory, style: this.style, firstButton };
-    if (sighting.kind === 'view') {
-      return {
-        heading: `payops ${VIEW_VERBS[sighting.method] ?? sighting.method}:`,
-        rendering: viewToText(sighting.view, options),
-        surface: { view: { id: String(sighting.view.id) } },
-        visibleTo: undefined,
-      };
+  private printView(method: string, view: JsonObject): void {
+    const heading = `payops ${VIEW_VERBS[method] ?? method}:`;
+    this.trackForm(view);
+    if (this.form?.viewId === String(view.id)) {
+      this.showForm(this.form, heading);
+      return;
     }
-    const { message } = sighting;
+    const surface = { view: { id: String(view.id) } };
+    const rendering = viewToText(view, this.renderOptions(surface));
+    this.show(heading, rendering);
+    this.remember(rendering, surface, undefined);
+  }
+
+  private renderOptions(surface?: Surface): RenderOptions {
+    const inputName = ({ blockId, actionId }: { blockId: string | undefined; actionId: string }) =>
+      this.form
+        ? (this.formFieldsOf(this.form).find(
+            (field) =>
+              field.actionId === actionId && (blockId === undefined || field.blockId === blockId),
+          )?.name ?? actionId)
+        : actionId;
     return {
-      heading: this.messageHeading(sighting),
-      rendering: messageToText(message, options),
-      surface: { message: { channel: message.channel, ts: message.ts } },
-      visibleTo: message.ephemeralTo,
+      directory: this.directory,
+      style: this.style,
+      inputName,
+      ...(this.options.clock ? { clock: this.options.clock } : {}),
+      ...(surface ? { buttonRef: (button) => this.refFor(surface, button) } : {}),
     };
+  }
+
+  /** A button keeps its reference for as long as its message or view shows it. */
+  private refFor(surface: Surface, button: Omit<ShownButton, 'ref'>): string {
+    const key = JSON.stringify([surface, button.actionId, button.value ?? null]);
+    const known = this.refs.get(key);
+    if (known !== undefined) return known;
+    const ref = String(this.refs.size + 1);
+    this.refs.set(key, ref);
+    return ref;
+  }
+
+  private remember(
+    rendering: TextRendering,
+    surface: Surface,
+    visibleTo: string | undefined,
+  ): void {
+    for (const button of rendering.buttons) {
+      // Set anew, so the map's order is the order last shown, which findButton reads backwards.
+      this.buttons.delete(button.ref);
+      this.buttons.set(button.ref, { ...button, surface, visibleTo });
+    }
   }
 
   private messageHeading(sighting: Sighting & { kind: 'message' }): string {
     const { message, edited } = sighting;
-    const where = this.directory.place(message.channel);
+    const inThread = message.thread_ts !== undefined && message.thread_ts !== message.ts;
+    const where = `${this.directory.place(message.channel)}${inThread ? ', in a thread' : ''}`;
     const action = edited ? `updated a message in ${where}` : `in ${where}`;
     if (message.ephemeralTo === undefined) return `payops ${action}:`;
     const viewer =
@@ -476,23 +862,31 @@ class DemoConsole {
     return [...messages, ...removed, ...this.callSightings(), ...this.responseFailures()];
   }
 
+  /** Views shown, each once as it last looked (a form opened then filled in is one sighting). */
   private callSightings(): Sighting[] {
-    return this.emulation.calls.slice(this.callsSeen).flatMap((call): Sighting[] => {
+    const sightings: Sighting[] = [];
+    const views = new Map<string, number>();
+    for (const call of this.emulation.calls.slice(this.callsSeen)) {
       const isView = call.method.startsWith('views.');
       if (call.response.ok && isView && isObject(call.response.view)) {
-        return [{ kind: 'view', method: call.method, view: call.response.view }];
+        const view = call.response.view;
+        const earlier = views.get(String(view.id));
+        const first = earlier === undefined ? undefined : sightings[earlier];
+        if (first?.kind === 'view') {
+          sightings[earlier as number] = { ...first, view };
+        } else {
+          views.set(String(view.id), sightings.length);
+          sightings.push({ kind: 'view', method: call.method, view });
+        }
+      } else if (!call.response.ok && (isView || call.method.startsWith('chat.'))) {
+        sightings.push({
+          kind: 'failure',
+          what: `payops' ${call.method} call`,
+          detail: call.response.error ?? 'no error code',
+        });
       }
-      if (!call.response.ok && (isView || call.method.startsWith('chat.'))) {
-        return [
-          {
-            kind: 'failure',
-            what: `payops' ${call.method} call`,
-            detail: call.response.error ?? 'no error code',
-          },
-        ];
-      }
-      return [];
-    });
+    }
+    return sightings;
   }
 
   private responseFailures(): Sighting[] {
@@ -540,6 +934,11 @@ function happens(wait: Promise<unknown>): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** `Why is it rejected? (reason)`: the label, and the name to type when the label lacks it. */
+function fieldTitle(field: FormField): string {
+  return field.label.includes(field.name) ? field.label : `${field.label} (${field.name})`;
 }
 
 function changedAt(message: SlackMessage): string {

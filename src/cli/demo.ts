@@ -1,8 +1,9 @@
 /**
  * `payops demo`: payops end to end on this machine with nothing to configure. The Payments API
  * sandbox, the Slack emulation and the real bot start on loopback with ephemeral ports, then a
- * console lets you type `/pay …` as someone in the emulated workspace and read the answers.
- * The bot logs to a file, so its lines never interleave with the conversation.
+ * console lets you type `/pay …` as someone in the emulated workspace and read the answers;
+ * `--tour` plays the approval flow in it by itself. The bot logs to a file, so its lines never
+ * interleave with the conversation.
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
@@ -12,8 +13,10 @@ import { join } from 'node:path';
 import { SANDBOX_BUSINESS } from '../sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../sandbox/rehearsal.ts';
 import { DEFAULT_CHANNELS, DEFAULT_USER_GROUPS, DEFAULT_USERS } from '../sandbox/slack.ts';
-import { ANSI_STYLE, PLAIN_STYLE } from '../slack/blocks/to-text.ts';
-import { type DemoWorkspace, runDemoConsole, WorkspaceDirectory } from './demo-console.ts';
+import { DemoConsole } from './demo-console.ts';
+import { type DemoWorkspace, WorkspaceDirectory } from './demo-directory.ts';
+import { TOUR_SETTINGS, type TourContext, tourScript } from './demo-tour.ts';
+import { ANSI_STYLE, PLAIN_STYLE } from './to-text.ts';
 
 const WORKSPACE: DemoWorkspace = {
   users: DEFAULT_USERS,
@@ -26,16 +29,20 @@ const READERS = ['U0ALICE', 'U0BOB', 'U0CAROL', 'S0APPROVERS'];
 const ACCESS_ADMIN = '<@U0ALICE>';
 const FIRST_USER = 'alice';
 const FIRST_CHANNEL = 'C0PAYOPS';
+/** The sandbox moves a payout on every 5 s: followed this often, each move shows soon after. */
+const FOLLOW_INTERVAL_MS = '2000';
 
-export const usage = `Usage: payops demo
+export const usage = `Usage: payops demo [--tour]
 
 payops end to end on this machine, with nothing to configure: the Payments API sandbox, an
 emulated Slack workspace and the real bot on loopback, and a console where you type /pay …
-as someone in that workspace. Type help there for the console's commands, quit to stop.`;
+as someone in that workspace. Type help there for the console's commands, quit to stop.
+  --tour  play the approval flow by itself, saying each step, then stop`;
 
-export const flags: readonly string[] = [];
+export const flags: readonly string[] = ['--tour'];
 
-export async function run(): Promise<number> {
+export async function run(args: string[] = []): Promise<number> {
+  const tour = args.includes('--tour');
   const directory = new WorkspaceDirectory(WORKSPACE);
   const logPath = join(tmpdir(), `payops-demo-${process.pid}.log`);
   const log = createWriteStream(logPath);
@@ -47,10 +54,13 @@ export async function run(): Promise<number> {
     rehearsal = await startRehearsal({
       slack: WORKSPACE,
       logDestination: log,
+      ...(tour ? { sandbox: TOUR_SETTINGS.sandbox } : {}),
       env: {
         PAYOPS_READERS: READERS.join(','),
         PAYOPS_ACCESS_ADMIN: ACCESS_ADMIN,
+        PAYOPS_FOLLOW_INTERVAL_MS: FOLLOW_INTERVAL_MS,
         LOG_LEVEL: level,
+        ...(tour ? TOUR_SETTINGS.env : {}),
       },
     });
   } catch (error) {
@@ -60,13 +70,17 @@ export async function run(): Promise<number> {
     process.exit(1);
   }
 
-  printBanner(rehearsal, directory, logPath);
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  printBanner(rehearsal, directory, logPath, tour);
+  const interactive = !tour && Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  const style = process.stdout.isTTY && !process.env.NO_COLOR ? ANSI_STYLE : PLAIN_STYLE;
   const stop = new AbortController();
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
+  const write = (text: string) => process.stdout.write(text);
+  const context: TourContext = { rehearsal, style, write };
+  let code = 0;
   try {
-    await runDemoConsole({
-      input: process.stdin,
+    const shell = new DemoConsole({
+      input: tour ? tourScript(context) : process.stdin,
       output: process.stdout,
       emulation: rehearsal.slack,
       botUrl: rehearsal.botUrl,
@@ -75,10 +89,17 @@ export async function run(): Promise<number> {
       channel: FIRST_CHANNEL,
       terminal: interactive,
       echo: !interactive,
-      style: interactive && !process.env.NO_COLOR ? ANSI_STYLE : PLAIN_STYLE,
+      style,
       timeoutHint: `The bot's log is in ${logPath}`,
       signal: stop.signal,
     });
+    context.console = shell;
+    await shell.run();
+  } catch (error) {
+    // The tour's script throws where payops did not do what it should have.
+    const what = tour ? 'The tour' : 'The demo';
+    console.error(`${what} stopped: ${error instanceof Error ? error.message : error}`);
+    code = 1;
   } finally {
     console.log('Stopping payops, the emulated Slack and the sandbox…');
     await rehearsal.close();
@@ -89,13 +110,19 @@ export async function run(): Promise<number> {
   if ((await stat(logPath)).size === 0) await rm(logPath);
   else console.log(`payops logged warnings or errors while it ran: see ${logPath}`);
   console.log('Stopped.');
-  return 0;
+  return code;
 }
 
-function printBanner(rehearsal: Rehearsal, directory: WorkspaceDirectory, logPath: string): void {
+function printBanner(
+  rehearsal: Rehearsal,
+  directory: WorkspaceDirectory,
+  logPath: string,
+  tour: boolean,
+): void {
   const readers = directory.people().filter((user) => READERS.includes(user.id));
   const others = directory.people().filter((user) => !READERS.includes(user.id));
   const names = (users: { name: string }[]) => users.map((user) => `@${user.name}`).join(', ');
+  const { timeZone } = Intl.DateTimeFormat().resolvedOptions();
   console.log(
     [
       '',
@@ -103,14 +130,19 @@ function printBanner(rehearsal: Rehearsal, directory: WorkspaceDirectory, logPat
       `  Payments API sandbox  ${rehearsal.sandbox.url}  (${SANDBOX_BUSINESS.name}, ${SANDBOX_BUSINESS.id})`,
       `  emulated Slack        ${rehearsal.slack.url}  (people: ${names(directory.people())})`,
       `  payops, the real bot  ${rehearsal.botUrl}  (answers correctly signed Slack requests)`,
-      `${names(readers)} may use payops; ${names(others)} may not.`,
-      `The bot logs to ${logPath}`,
+      `${names(readers)} may use payops; @alice and @dave may request payments, @alice, @bob and @carol approve them; ${names(others)} may not use payops.`,
+      `Times are shown in this machine's time zone (${timeZone}). The bot logs to ${logPath}`,
       '',
-      'Try:',
-      '  /pay wallets',
-      '  /pay balance',
-      '  as erin    then    /pay me',
-      'Type help for the console commands, quit or Ctrl-D to stop.',
+      ...(tour
+        ? ['The tour: the approval flow, step by step.']
+        : [
+            'Try the approval flow (or quit and run npm run demo -- --tour to watch it played):',
+            '  /pay payout                 alice asks for a payout: fill in the form, then submit',
+            '  click 1                     alice approves her own request: refused',
+            '  as bob    then    click 1   a second person approves: sent once, then followed',
+            '  wait                        the provider status, told in the thread as it changes',
+            '  /pay requests · /pay balance · show #approvals · help · quit',
+          ]),
       '',
     ].join('\n'),
   );

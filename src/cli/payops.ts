@@ -24,7 +24,7 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
     load: () => import('./doctor.ts'),
   },
   sandbox: {
-    summary: 'run the Payments API sandbox on 127.0.0.1',
+    summary: 'run the Payments API sandbox and an emulated Slack on 127.0.0.1',
     load: () => import('./sandbox.ts'),
   },
   demo: {

@@ -1,38 +1,30 @@
-import { generateKeyEnv } from '../config.ts';
 import {
-  type PaymentsSandbox,
-  SANDBOX_BUSINESS,
-  SANDBOX_KEY,
   SANDBOX_KEYS,
   type SandboxKey,
+  sandboxPaymentsEnv,
   startPaymentsSandbox,
 } from '../sandbox/payments-api.ts';
+import { rehearsalEnv } from '../sandbox/rehearsal.ts';
+import { DEFAULT_CHANNELS, DEFAULT_USERS, startSlackEmulation } from '../sandbox/slack.ts';
 
 export const usage = `Usage: payops sandbox
 
-The Payments API sandbox on 127.0.0.1, for rehearsing against the spec; it prints its seeded
-keys and an environment for payops. Ctrl-C stops it.
-  SANDBOX_PORT        its port (default 4010)
-  SANDBOX_LATENCY_MS  a delay added to every response (default 0)`;
+The Payments API sandbox and an emulated Slack workspace on 127.0.0.1, for rehearsing against
+the spec. It prints the sandbox's seeded keys and a complete environment for payops: paste it
+into a shell and npm run dev starts the bot against both. Ctrl-C stops them.
+  SANDBOX_PORT        the Payments sandbox's port (default 4010)
+  SANDBOX_SLACK_PORT  the Slack emulation's port (default 4011)
+  SANDBOX_LATENCY_MS  a delay added to every Payments response (default 0)`;
 
 export const flags: readonly string[] = [];
 
-/** The environment that points payops's Payments client at `sandbox`, with its seeded key. */
-function paymentsEnvOf(sandbox: PaymentsSandbox) {
-  return {
-    PAYMENTS_BASE_URL: sandbox.url,
-    PAYMENTS_API_KEY: SANDBOX_KEY.full,
-    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
-  };
-}
-
 /** `use` run against a sandbox started for it (`payops doctor --sandbox`), closed after. */
 export async function withPaymentsSandbox<T>(
-  use: (env: ReturnType<typeof paymentsEnvOf>) => Promise<T>,
+  use: (env: ReturnType<typeof sandboxPaymentsEnv>) => Promise<T>,
 ): Promise<T> {
   const sandbox = await startPaymentsSandbox();
   try {
-    return await use(paymentsEnvOf(sandbox));
+    return await use(sandboxPaymentsEnv(sandbox));
   } finally {
     await sandbox.close();
   }
@@ -52,34 +44,61 @@ function describeKey(key: SandboxKey): string {
   return key.scopes.join(' + ');
 }
 
-/** Starts the sandbox and returns once it listens; SIGINT/SIGTERM close it. */
+/** Loopback and in-memory settings of the rehearsal that `npm run dev` sets for itself. */
+const LEFT_TO_THE_BOT = new Set(['PORT', 'HOST', 'LOG_LEVEL']);
+
+/** `export NAME='value'`: pasted into a POSIX shell, the value arrives exactly as printed. */
+function exportLine(name: string, value: string): string {
+  return `export ${name}='${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** Starts the sandbox and the emulation and returns once they listen; SIGINT/SIGTERM close them. */
 export async function run(): Promise<number> {
   const port = nonNegativeIntegerFromEnv('SANDBOX_PORT', 4010);
+  const slackPort = nonNegativeIntegerFromEnv('SANDBOX_SLACK_PORT', 4011);
   const latencyMs = nonNegativeIntegerFromEnv('SANDBOX_LATENCY_MS', 0);
-  if (typeof port === 'string' || typeof latencyMs === 'string') {
-    const problems = [port, latencyMs].filter((value) => typeof value === 'string');
+  const problems = [port, slackPort, latencyMs].filter((value) => typeof value === 'string');
+  if (typeof port === 'string' || typeof slackPort === 'string' || typeof latencyMs === 'string') {
     console.error(`payops sandbox: ${problems.join('; ')}`);
     return 2;
   }
   const sandbox = await startPaymentsSandbox({ port, host: '127.0.0.1', latencyMs });
+  const slack = await startSlackEmulation({ port: slackPort }).catch(async (error: unknown) => {
+    await sandbox.close();
+    throw error;
+  });
 
   const keyWidth = Math.max(...Object.keys(SANDBOX_KEYS).map((key) => key.length));
+  const people = DEFAULT_USERS.filter((user) => !user.deleted).map((user) => `@${user.name}`);
+  const channels = Object.values(DEFAULT_CHANNELS).map((channel) => `#${channel.name}`);
   console.log(`Payments API sandbox listening on ${sandbox.url}`);
   if (latencyMs > 0) console.log(`Every response is delayed by ${latencyMs} ms.`);
+  console.log(
+    `Slack emulation listening on ${slack.url} (${people.join(', ')}; ${channels.join(', ')})`,
+  );
   console.log('\nSeeded API keys (send as X-Api-Key):');
   for (const [key, spec] of Object.entries(SANDBOX_KEYS)) {
     console.log(`  ${key.padEnd(keyWidth)}  ${spec.customerId.padEnd(14)}  ${describeKey(spec)}`);
   }
-  console.log('\nEnvironment for payops (its keys made for this sandbox only):');
-  const env = { ...paymentsEnvOf(sandbox), ...generateKeyEnv() };
-  for (const [name, value] of Object.entries(env)) console.log(`  ${name}=${value}`);
+  console.log(
+    [
+      '',
+      'Environment for payops, made for this sandbox and emulation only: the Slack token and',
+      'signing secret are the emulation’s, the store keys were generated now, and the store is',
+      'in memory. Paste it into a shell, then run npm run dev there (npm run demo gives a console',
+      'that types /pay as someone in the emulated workspace).',
+    ].join('\n'),
+  );
+  for (const [name, value] of Object.entries(rehearsalEnv(sandbox, slack))) {
+    if (!LEFT_TO_THE_BOT.has(name)) console.log(exportLine(name, value));
+  }
   console.log('\nCtrl-C to stop.');
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      console.log(`\n${signal}: stopping the sandbox`);
+      console.log(`\n${signal}: stopping the sandbox and the Slack emulation`);
       // Once closed nothing holds the event loop, so the process ends by itself.
-      void sandbox.close();
+      void Promise.all([sandbox.close(), slack.close()]);
     });
   }
   return 0;

@@ -21,6 +21,8 @@ import {
   createSandboxState,
   type Movement,
   newId,
+  SANDBOX_BUSINESS,
+  SANDBOX_KEY,
   SANDBOX_KEYS,
   type SandboxKey,
   type SandboxState,
@@ -129,6 +131,15 @@ const API_PREFIX = '/v1';
 const MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_STATUS_STEP_MS = 5000;
 const DEFAULT_FAULT_LATENCY_MS = 1000;
+
+/** The environment that points payops's Payments client at `sandbox`, with its seeded key. */
+export function sandboxPaymentsEnv(sandbox: Pick<PaymentsSandbox, 'url'>) {
+  return {
+    PAYMENTS_BASE_URL: sandbox.url,
+    PAYMENTS_API_KEY: SANDBOX_KEY.full,
+    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
+  };
+}
 
 export async function startPaymentsSandbox(options: SandboxOptions = {}): Promise<PaymentsSandbox> {
   const sandbox = new SandboxServer(options);

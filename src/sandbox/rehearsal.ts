@@ -4,9 +4,8 @@ import { createLogger } from '../logger.ts';
 import { keepForLeakScan, leakScanOn } from './leak-trail.ts';
 import {
   type PaymentsSandbox,
-  SANDBOX_BUSINESS,
-  SANDBOX_KEY,
   type SandboxOptions,
+  sandboxPaymentsEnv,
   startPaymentsSandbox,
 } from './payments-api.ts';
 import {
@@ -66,9 +65,7 @@ export function rehearsalEnv(
   slack: Pick<SlackEmulation, 'config' | 'apiUrl' | 'rateLimitScale'>,
 ): Record<string, string> {
   return {
-    PAYMENTS_BASE_URL: sandbox.url,
-    PAYMENTS_API_KEY: SANDBOX_KEY.full,
-    PAYMENTS_EXPECTED_CUSTOMER_ID: SANDBOX_BUSINESS.id,
+    ...sandboxPaymentsEnv(sandbox),
     SLACK_BOT_TOKEN: slack.config.botToken,
     SLACK_SIGNING_SECRET: slack.config.signingSecret,
     SLACK_API_URL: slack.apiUrl,

@@ -3,11 +3,8 @@ import type { Server } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { App, LogLevel } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type DemoConsoleOptions,
-  runDemoConsole,
-  WorkspaceDirectory,
-} from '../../src/cli/demo-console.ts';
+import { type DemoConsoleOptions, runDemoConsole } from '../../src/cli/demo-console.ts';
+import { WorkspaceDirectory } from '../../src/cli/demo-directory.ts';
 import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
 import {
@@ -26,6 +23,8 @@ const directory = new WorkspaceDirectory({
   userGroups: DEFAULT_USER_GROUPS,
 });
 const { wallet } = SANDBOX_IDS;
+const PAYOUT = (amount: string) =>
+  `/pay payout wallet_id=${wallet.solanaTreasury} amount=${amount} currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach`;
 
 type SessionOptions = Partial<DemoConsoleOptions> &
   Pick<DemoConsoleOptions, 'emulation' | 'botUrl'>;
@@ -47,6 +46,13 @@ async function session(lines: string[], options: SessionOptions): Promise<string
     ...options,
   });
   return printed;
+}
+
+/** The amounts of the payouts the provider has executed, in order. */
+function payoutsSent(rehearsal: Rehearsal): string[] {
+  return rehearsal.sandbox.requests
+    .filter((request) => request.operationId === 'createPayout' && request.executed)
+    .map((request) => String(JSON.parse(request.body).amount));
 }
 
 describe('the demo console in front of the real bot', () => {
@@ -79,6 +85,79 @@ describe('the demo console in front of the real bot', () => {
     expect(printed).not.toMatch(/undefined|\[object Object\]|<@U|\*\w/);
   });
 
+  it('rejects a card through its reason form, then approves an older card by its reference after other answers', async () => {
+    const sentBefore = payoutsSent(rehearsal);
+    const printed = await run([
+      PAYOUT('25.00'),
+      PAYOUT('30.00'),
+      'as carol',
+      'click 5',
+      'fill',
+      'Duplicate of the first one.',
+      'submit',
+      '/pay requests',
+      `/pay balance ${wallet.solanaTreasury}`,
+      'as bob',
+      'in #approvals',
+      'click 1',
+      'click 4',
+    ]);
+    // Two cards: [1] Approve [2] Reject, then [4] Approve [5] Reject, each with a [3]/[6] Cancel.
+    expect(printed).toMatch(
+      /#(\d+) · Create a payout · 25\.00 USDC[\s\S]*?\[1\] Approve {2}\[2\] Reject/,
+    );
+    expect(printed).toMatch(
+      /#(\d+) · Create a payout · 30\.00 USDC[\s\S]*?\[4\] Approve {2}\[5\] Reject/,
+    );
+    expect(printed).toContain(
+      '@carol clicks [5] Reject\npayops opened a modal:\n  Reject request #',
+    );
+    expect(printed).toContain('• Why is it rejected? (reason): ____');
+    expect(printed).toContain('  Why is it rejected? (reason)> Duplicate of the first one.\n');
+    expect(printed).toMatch(
+      /carol@#payops \[Reject request #\d+\]> submit\n@carol submits Reject request #\d+\n[\s\S]*?🚫 Rejected by @carol today [\d:]+: Duplicate of the first one\.[\s\S]*?carol@#payops> \/pay requests/,
+    );
+    // After the rejection, a list and a balance were printed; bob still reaches the first card.
+    expect(printed).toContain(
+      'bob@#approvals> click 1\n@bob clicks [1] Approve\npayops updated a message in #approvals:',
+    );
+    expect(printed).toMatch(
+      /#\d+ · Create a payout · 25\.00 USDC\n[^\n]*\n {2}✅ Submitted to the provider, not settled\. Approved by @bob/,
+    );
+    expect(printed).toContain(
+      'payops has changed that message since: it no longer has [4] Approve',
+    );
+    expect(payoutsSent(rehearsal)).toEqual([...sentBefore, '25.00']);
+    expect(printed).not.toMatch(
+      /undefined|\[object Object\]|:white_check_mark:|\d{4}-\d\d-\d\dT\d\d:/,
+    );
+  });
+
+  it('a form payops refuses shows one line per field in error, and stays open until cancelled', async () => {
+    const printed = await run([
+      '/pay payout',
+      'submit amount=12.00',
+      `wallet_id=solana amount=twelve currency=US$ beneficiary_name=Jane Roe beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach`,
+      'as bob',
+      'submit',
+      'cancel',
+      'as bob',
+    ]);
+    expect(printed).toContain('payops opened a modal:\n  Request a payout\n');
+    expect(printed).toContain(
+      'Slack would not send the form yet: wallet_id, currency, beneficiary_name, beneficiary_account, beneficiary_routing, destination_type are required.',
+    );
+    expect(printed).toContain('A form is open: submit it or cancel it first.');
+    const errors = /payops did not accept the form[^\n]*\n((?: {2}✗ [^\n]*\n)+)/.exec(printed)?.[1];
+    expect(errors?.split('\n').filter(Boolean)).toEqual([
+      expect.stringMatching(/^ {2}✗ amount: (?!amount)\S/),
+      expect.stringMatching(/^ {2}✗ currency: (?!currency)\S/),
+    ]);
+    expect(printed).toContain(
+      'alice@#payops [Request a payout]> cancel\nThe form is closed; nothing was sent.\nalice@#payops> as bob',
+    );
+  });
+
   it('the command reaches the bot as a signed request whose answer goes to the response_url', async () => {
     const before = rehearsal.slack.responses.length;
     await run(['/pay me']);
@@ -88,10 +167,17 @@ describe('the demo console in front of the real bot', () => {
   });
 
   it('`as` and `in` change who types where, and the prompt says so', async () => {
-    const printed = await run(['as bob', 'in #general', 'in payops', 'as @carol']);
+    const printed = await run([
+      'as bob',
+      'in #general',
+      'in payops',
+      'as @carol',
+      'in #C0APPROVALS',
+    ]);
     expect(printed).toContain('You are now @bob (Bob Baker).\nbob@#payops> ');
     expect(printed).toContain('You are now in #general.\nbob@#general> ');
     expect(printed).toContain('bob@#payops> as @carol\nYou are now @carol');
+    expect(printed).toContain('You are now in #approvals.\ncarol@#approvals> ');
   });
 
   it('unknown people and channels are refused with the known ones; a deactivated account cannot act', async () => {
@@ -106,7 +192,15 @@ describe('the demo console in front of the real bot', () => {
 
   it('help lists the console commands; anything else points to help or says it is not installed', async () => {
     const printed = await run(['help', 'hello', '/other thing']);
-    for (const usage of ['/pay <words>', 'as <name>', 'in <#channel>', 'click <n>', 'quit']) {
+    for (const usage of [
+      '/pay <words>',
+      'as <name>',
+      'in <#channel>',
+      'click <n>',
+      'show [#channel]',
+      'wait [seconds]',
+      'quit',
+    ]) {
       expect(printed).toContain(usage);
     }
     expect(printed).toContain('"hello" is not a console command. Type help to see them.');
@@ -143,7 +237,7 @@ describe('the demo console in front of the real bot', () => {
   it('a slow answer says "waiting…" and is still shown when it comes', async () => {
     rehearsal.sandbox.setLatency(600);
     const printed = await run(['/pay me'], { waitingNoticeMs: 100 });
-    expect(printed).toMatch(/waiting…\n[\s\S]*cus_acme01/);
+    expect(printed).toMatch(/waiting…\n[\s\S]*?cus_acme01/);
   });
 
   it('an answer that does not come in time is reported, and the console carries on', async () => {
@@ -260,31 +354,35 @@ describe('buttons, clicks and messages the bot posts anywhere', () => {
   });
 });
 
+/** `payops demo` with these arguments and typed lines: how it exits and what it printed. */
+async function demo(args: string[], typed: string[] = []) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/payops.ts', 'demo', ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  child.stdin.end(typed.map((line) => `${line}\n`).join(''));
+  // A demo that hangs is killed, so the assertions say what it printed. Generous: it starts
+  // PGlite, a sandbox and an emulation, which takes seconds on a busy 2-core machine.
+  const deadline = setTimeout(() => child.kill(), 40_000);
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  clearTimeout(deadline);
+  return { code, stdout, stderr };
+}
+
 describe('payops demo', () => {
   it('starts everything, answers typed commands and exits 0 on quit', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/payops.ts', 'demo'], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH ?? '' },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    child.stdin.end(
-      ['/pay wallets', `/pay balance ${wallet.ethereumOps}`, 'as erin', '/pay me', 'quit', ''].join(
-        '\n',
-      ),
+    const { code, stdout, stderr } = await demo(
+      [],
+      ['/pay wallets', `/pay balance ${wallet.ethereumOps}`, 'as erin', '/pay me', 'quit'],
     );
-    // A demo that hangs is killed, so the assertions below say what it printed. Generous: it
-    // starts PGlite, a sandbox and an emulation, which takes seconds on a busy 2-core machine.
-    const deadline = setTimeout(() => child.kill(), 40_000);
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-    clearTimeout(deadline);
-
     expect({ code, stderr, stdout: code === 0 ? '' : stdout }).toEqual({
       code: 0,
       stderr: '',
@@ -300,5 +398,38 @@ describe('payops demo', () => {
     expect(stdout).toMatch(/Stopped\.\n$/);
     // The bot's log lines go to a file, never into the conversation.
     expect(stdout).not.toContain('"level"');
+  }, 60_000);
+
+  it('--tour plays the whole approval flow, each step said first, and exits 0', async () => {
+    const { code, stdout, stderr } = await demo(['--tour']);
+    expect({ code, stderr, stdout: code === 0 ? '' : stdout }).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: '',
+    });
+    const steps = [...stdout.matchAll(/^── (\d)\/8 /gm)].map(([, step]) => Number(step));
+    expect(steps).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    // Each step's outcome, in the order told.
+    const outcomes = [
+      /── 2\/8[^\n]*\nalice@#payops> click 1\n@alice clicks \[1\] Approve\n[^\n]*\n {2}You requested this, so you cannot approve it/,
+      /@bob clicks \[1\] Approve\n[\s\S]*?✅ Submitted to the provider, not settled\. Approved by @bob/,
+      /Provider status changed: pending → processing\./,
+      /Provider status changed: processing → completed\. It is a final status/,
+      /@carol submits Reject request #2\n[\s\S]*?🚫 Rejected by @carol [^:]+:\d\d:\d\d: Jane Roe was paid already this week/,
+      /Payments are frozen \(incident drill\)[\s\S]*?@bob clicks \[7\] Approve\n[^\n]*\n {2}Payments are frozen \(incident drill\): your approval was not counted/,
+      /Payments are unfrozen\.[\s\S]*?#3 was approved by @bob and submitted to the provider/,
+    ];
+    let rest = stdout;
+    for (const outcome of outcomes) {
+      const found = outcome.exec(rest);
+      expect(found, String(outcome)).not.toBeNull();
+      rest = rest.slice((found?.index ?? 0) + (found?.[0].length ?? 0));
+    }
+    // Sent once each: #1 and, after the freeze, #3.
+    expect(stdout.match(/was approved by @bob and submitted to the provider/g)).toHaveLength(2);
+    expect(stdout).toMatch(/Stopped\.\n$/);
+    expect(stdout).not.toMatch(/undefined|\[object Object\]|:warning:|\d{4}-\d\d-\d\dT\d\d:/);
+    // Not a terminal: no colours.
+    expect(stdout).not.toContain('\u001b[');
   }, 60_000);
 });

@@ -1,3 +1,4 @@
+import { readdir, readFile } from 'node:fs/promises';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -7,7 +8,7 @@ import {
   mrkdwnToText,
   type NameDirectory,
   viewToText,
-} from '../../../src/slack/blocks/to-text.ts';
+} from '../../src/cli/to-text.ts';
 
 const directory: NameDirectory = {
   userName: (id) => ({ U0ALICE: 'alice', U0BOB: 'bob' })[id],
@@ -136,10 +137,40 @@ describe('mrkdwn made readable', () => {
     );
   });
 
-  it('a date token shows its fallback text', () => {
+  // 2025-01-14T09:12:44Z, read on the 15th in Paris (UTC+1).
+  const clock = { now: () => Date.parse('2025-01-15T12:00:00Z'), timeZone: 'Europe/Paris' };
+
+  it("a date token reads in the reader's time zone, by its format; a malformed one shows its fallback", () => {
+    const token = (format: string) => `<!date^1736845964^${format}|2025-01-14T09:12:44Z>`;
+    expect(mrkdwnToText(`at ${token('{date_short_pretty} {time_secs}')}`, { clock })).toBe(
+      'at yesterday 10:12:44',
+    );
+    expect(mrkdwnToText(token('{date_long} {time}'), { clock })).toBe(
+      'Tuesday 14 January 2025 10:12',
+    );
+    expect(mrkdwnToText(token('{date_num} · {ago}'), { clock })).toBe('2025-01-14 · 1 day ago');
+    expect(mrkdwnToText('<!date^soon^{time}|whenever>', { clock })).toBe('whenever');
+  });
+
+  it('an ISO time in text reads as local time, except inside code', () => {
     expect(
-      mrkdwnToText('at <!date^1736845964^{date_short_pretty} {time_secs}|2025-01-14T09:12:44Z>'),
-    ).toBe('at 2025-01-14T09:12:44Z');
+      mrkdwnToText(
+        'sent 2025-01-15T11:59:00.120Z, expires 2025-01-16T08:00:00+01:00 `2025-01-14T09:12:44Z`',
+        {
+          clock,
+        },
+      ),
+    ).toBe('sent today 12:59:00, expires tomorrow 08:00:00 2025-01-14T09:12:44Z');
+  });
+
+  it('the emoji payops uses are drawn; an unknown code and a time stay as typed', () => {
+    expect(
+      mrkdwnToText(':white_check_mark: done :warning: :octagonal_sign: :party_parrot: 10:30:00'),
+    ).toBe('✅ done ⚠️ 🛑 :party_parrot: 10:30:00');
+    const emoji = (text: string, extra = {}) =>
+      blocksToText([{ type: 'header', text: { ...plain(text), ...extra } }]).lines[0];
+    expect(emoji(':x: failed')).toBe('❌ failed');
+    expect(emoji(':x: as typed', { emoji: false })).toBe(':x: as typed');
   });
 
   it("Slack's escapes are undone after mentions are read, so escaped text never turns into one", () => {
@@ -186,16 +217,22 @@ describe('buttons are numbered so they can be clicked', () => {
     const shown = blocksToText(approval);
     expect(shown.lines).toEqual(['Pay 10.00 USDC?', '  [1] Details', '[2] Approve  [3] Reject']);
     expect(shown.buttons).toEqual([
-      { number: 1, label: 'Details', actionId: 'details', blockId: undefined },
-      { number: 2, label: 'Approve', actionId: 'approve', blockId: 'decision' },
-      { number: 3, label: 'Reject', actionId: 'reject', blockId: 'decision' },
+      { ref: '1', label: 'Details', actionId: 'details', blockId: undefined, value: undefined },
+      { ref: '2', label: 'Approve', actionId: 'approve', blockId: 'decision', value: undefined },
+      { ref: '3', label: 'Reject', actionId: 'reject', blockId: 'decision', value: undefined },
     ]);
   });
 
-  it('numbering starts at firstButton, so answers shown together number on', () => {
-    const shown = blocksToText(approval, { firstButton: 4 });
-    expect(shown.buttons.map((b) => b.number)).toEqual([4, 5, 6]);
-    expect(shown.lines).toContain('[5] Approve  [6] Reject');
+  it('buttonRef names each button, from what a click must send back', () => {
+    const shown = blocksToText(approval, {
+      buttonRef: ({ actionId, blockId }) => `${blockId ?? 'top'}:${actionId}`,
+    });
+    expect(shown.buttons.map((b) => b.ref)).toEqual([
+      'top:details',
+      'decision:approve',
+      'decision:reject',
+    ]);
+    expect(shown.lines).toContain('[decision:approve] Approve  [decision:reject] Reject');
   });
 
   it('a link button shows its address; a button without an action id gets no number', () => {
@@ -235,6 +272,28 @@ describe('buttons are numbered so they can be clicked', () => {
 });
 
 describe('modals and input blocks are field lists', () => {
+  it('inputName adds the name a field is filled in by, unless its label holds it already', () => {
+    const shown = viewToText(
+      {
+        type: 'modal',
+        blocks: [
+          {
+            type: 'input',
+            label: plain('Why?'),
+            element: { type: 'plain_text_input', action_id: 'reason' },
+          },
+          {
+            type: 'input',
+            label: plain('Wallet (wallet_id)'),
+            element: { type: 'plain_text_input', action_id: 'wallet_id' },
+          },
+        ],
+      },
+      { inputName: ({ actionId }) => actionId },
+    );
+    expect(shown.lines).toEqual(['• Why? (reason): ____', '• Wallet (wallet_id): ____']);
+  });
+
   it('a modal shows its title, one line per input and its submit/close labels', () => {
     const shown = viewToText({
       type: 'modal',
@@ -347,5 +406,21 @@ describe('JSON that is not well-formed Block Kit', () => {
         expect(all).not.toMatch(/undefined|\[object Object\]/);
       }),
     );
+  });
+});
+
+describe('who uses the text rendering', () => {
+  it('the console alone: no module outside src/cli imports it', async () => {
+    const root = new URL('../../src/', import.meta.url);
+    const files = (await readdir(root, { recursive: true })).filter(
+      (file) => file.endsWith('.ts') && !file.startsWith('cli/'),
+    );
+    const importers: string[] = [];
+    for (const file of files) {
+      const text = await readFile(new URL(file, root), 'utf8');
+      if (/from '[./]*\/?cli\/(to-text|local-text)\.ts'/.test(text)) importers.push(file);
+    }
+    expect(files.length).toBeGreaterThan(50);
+    expect(importers).toEqual([]);
   });
 });

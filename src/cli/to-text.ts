@@ -10,12 +10,14 @@ import type {
   SectionBlock,
   TextObject,
 } from '@slack/types';
+import { type Clock, dateTokenToText, emojiToText, isoTimesToText } from './local-text.ts';
 
 /**
  * Block Kit as a terminal can show it, for the demo console: what a newcomer reads there is what
  * Slack would show, minus the pixels. The input is JSON the bot sent, trusted for nothing: a
  * missing or malformed field renders as nothing, never as `undefined` or `[object Object]`.
- * Buttons are numbered so a console can offer to "click" them.
+ * Buttons get a short reference so a console can offer to "click" them; emoji and times are
+ * drawn as Slack would draw them for a reader here.
  */
 
 /** Names for the ids inside mentions; an id it does not know is shown as the id. */
@@ -52,21 +54,26 @@ export const ANSI_STYLE: TextStyle = {
 export interface RenderOptions {
   readonly directory?: NameDirectory;
   readonly style?: TextStyle;
-  /** The number of the first button, so answers shown together number their buttons on. */
-  readonly firstButton?: number;
+  /** Names each button as listed; by default they are numbered 1, 2, 3… in order. */
+  readonly buttonRef?: (button: Omit<ShownButton, 'ref'>) => string;
+  /** The name an input is filled in by (`reason=…`), shown beside its label when it differs. */
+  readonly inputName?: (input: { blockId: string | undefined; actionId: string }) => string;
+  /** The reader's "now" and time zone, for dates. */
+  readonly clock?: Clock;
 }
 
 /** A button as listed (`[1] Approve`): what a click on it must send back. */
-export interface NumberedButton {
-  readonly number: number;
+export interface ShownButton {
+  readonly ref: string;
   readonly label: string;
   readonly actionId: string;
   readonly blockId: string | undefined;
+  readonly value: string | undefined;
 }
 
 export interface TextRendering {
   readonly lines: string[];
-  readonly buttons: NumberedButton[];
+  readonly buttons: ShownButton[];
 }
 
 const DIVIDER = '─'.repeat(40);
@@ -97,12 +104,12 @@ export function viewToText(view: unknown, options: RenderOptions = {}): TextRend
   const renderer = new Renderer(options);
   if (!isObject(view)) return renderer.result();
   const { title, blocks, submit, close } = view as Partial<ModalView>;
-  const heading = textOf(title, renderer.format);
+  const heading = textOf(title, renderer);
   if (heading) renderer.heading(heading);
   if (Array.isArray(blocks)) for (const block of blocks) renderer.block(block);
   const footer = [
-    textOf(submit, renderer.format) && `Submit: ${textOf(submit, renderer.format)}`,
-    textOf(close, renderer.format) && `Close: ${textOf(close, renderer.format)}`,
+    textOf(submit, renderer) && `Submit: ${textOf(submit, renderer)}`,
+    textOf(close, renderer) && `Close: ${textOf(close, renderer)}`,
   ].filter(Boolean);
   if (footer.length > 0) renderer.push(renderer.style.dim(footer.join('  ·  ')));
   return renderer.result();
@@ -111,7 +118,8 @@ export function viewToText(view: unknown, options: RenderOptions = {}): TextRend
 /**
  * Slack mrkdwn made readable: `*bold*`, `_italic_` and `code` lose their markers (and are styled),
  * `<#C…>`/`<@U…>`/`<!subteam^S…>` become #name/@name/@handle, `<url|label>` becomes `label (url)`,
- * and Slack's three escapes are undone.
+ * dates (tokens and ISO times) read in local time, `:emoji:` become the characters, and Slack's
+ * three escapes are undone.
  */
 export function mrkdwnToText(text: string, options: RenderOptions = {}): string {
   const style = options.style ?? PLAIN_STYLE;
@@ -121,10 +129,10 @@ export function mrkdwnToText(text: string, options: RenderOptions = {}): string 
   const marked = text
     .replace(/```\n?([\s\S]*?)\n?```/g, (_, code: string) => keep(style.code(code)))
     .replace(/`([^`\n]+)`/g, (_, code: string) => keep(style.code(code)))
-    .replace(/<([^<>\n]+)>/g, (_, inner: string) => keep(resolveEntity(inner, options.directory)))
+    .replace(/<([^<>\n]+)>/g, (_, inner: string) => keep(resolveEntity(inner, options)))
     .replace(emphasis('*'), (_, before: string, inner: string) => before + style.bold(inner))
     .replace(emphasis('_'), (_, before: string, inner: string) => before + style.italic(inner));
-  return marked
+  return drawn(marked, options.clock)
     .replace(/\uE000(\d+)\uE001/g, (_, index: string) => kept[Number(index)] ?? '')
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
@@ -137,7 +145,12 @@ function emphasis(marker: '*' | '_'): RegExp {
   return new RegExp(`(^|[^\\w${m}])${m}(?=\\S)([^${m}\\n]*?[^${m}\\s])${m}(?![\\w${m}])`, 'gm');
 }
 
-function resolveEntity(inner: string, directory: NameDirectory | undefined): string {
+/** Emoji and ISO times as a reader here sees them. */
+function drawn(text: string, clock: Clock | undefined, emoji = true): string {
+  return isoTimesToText(emoji ? emojiToText(text) : text, clock);
+}
+
+function resolveEntity(inner: string, { directory, clock }: RenderOptions): string {
   const bar = inner.indexOf('|');
   const target = bar === -1 ? inner : inner.slice(0, bar);
   // A label is Slack's fallback text; mentions may carry their sigil in it.
@@ -154,7 +167,7 @@ function resolveEntity(inner: string, directory: NameDirectory | undefined): str
     const id = target.slice('!subteam^'.length);
     return `@${directory?.groupHandle(id) ?? label ?? id}`;
   }
-  if (target.startsWith('!date^')) return label ?? '';
+  if (target.startsWith('!date^')) return dateTokenToText(inner, clock);
   if (target.startsWith('!')) return `@${target.slice(1)}`;
   return label && label !== target ? `${label} (${target})` : target;
 }
@@ -184,14 +197,20 @@ const TEXT_INPUTS = new Set([
 class Renderer {
   readonly style: TextStyle;
   readonly format: (text: string) => string;
+  /** plain_text as drawn: times, and emoji unless it says `emoji: false`; no markup. */
+  readonly plain: (text: string, emoji: boolean) => string;
   private readonly lines: string[] = [];
-  private readonly buttons: NumberedButton[] = [];
-  private nextNumber: number;
+  private readonly buttons: ShownButton[] = [];
+  private readonly buttonRef: NonNullable<RenderOptions['buttonRef']>;
+  private readonly inputName: RenderOptions['inputName'];
 
   constructor(options: RenderOptions) {
     this.style = options.style ?? PLAIN_STYLE;
     this.format = (text) => mrkdwnToText(text, options);
-    this.nextNumber = options.firstButton ?? 1;
+    this.plain = (text, emoji) => drawn(text, options.clock, emoji);
+    let count = 0;
+    this.buttonRef = options.buttonRef ?? (() => String(++count));
+    this.inputName = options.inputName;
   }
 
   result(): TextRendering {
@@ -240,12 +259,12 @@ class Renderer {
   }
 
   private header(block: Partial<HeaderBlock>): void {
-    const text = textOf(block.text, this.format);
+    const text = textOf(block.text, this);
     if (text) this.heading(text);
   }
 
   private section(block: Partial<SectionBlock>): void {
-    const text = textOf(block.text, this.format);
+    const text = textOf(block.text, this);
     if (text) this.push(...text.split('\n'));
     const fields: unknown[] = Array.isArray(block.fields) ? block.fields : [];
     for (let index = 0; index < fields.length; index++) {
@@ -263,7 +282,7 @@ class Renderer {
 
   /** A field is often `*Label*\nvalue`: shown on one line as `Label: value`. */
   private field(field: unknown): string {
-    const text = textOf(field, this.format);
+    const text = textOf(field, this);
     const [first = '', ...rest] = text.split('\n');
     if (rest.length === 0) return first;
     const labelled =
@@ -280,7 +299,7 @@ class Renderer {
     // Images in a context line are icons: their alt text would only be noise.
     const texts = (Array.isArray(block.elements) ? block.elements : [])
       .map((element) =>
-        isObject(element) && element.type !== 'image' ? textOf(element, this.format) : '',
+        isObject(element) && element.type !== 'image' ? textOf(element, this) : '',
       )
       .filter(Boolean);
     if (texts.length > 0) this.push(...texts.join('  ').split('\n').map(this.style.dim));
@@ -295,16 +314,20 @@ class Renderer {
 
   /** An input as one entry of a field list: `• Amount: ____ (e.g. 12.50)` and its hint. */
   private input(block: Partial<InputBlock>): void {
-    const label = textOf(block.label, this.format) || 'Input';
+    const label = textOf(block.label, this) || 'Input';
     const optional = block.optional ? ' (optional)' : '';
-    this.push(`• ${label}${optional}: ${this.describe(block.element)}`);
-    const hint = textOf(block.hint, this.format);
+    const actionId = isObject(block.element) ? block.element.action_id : undefined;
+    const name =
+      typeof actionId === 'string' ? this.inputName?.({ blockId: block.block_id, actionId }) : '';
+    const named = name && !label.includes(name) ? ` (${name})` : '';
+    this.push(`• ${label}${named}${optional}: ${this.describe(block.element)}`);
+    const hint = textOf(block.hint, this);
     if (hint) this.push(`  ${this.style.dim(hint)}`);
   }
 
   /** A block this renderer does not know: its text if it has one, else its type. */
   private other(type: string, text: unknown): void {
-    const readable = typeof text === 'string' ? this.format(text) : textOf(text, this.format);
+    const readable = typeof text === 'string' ? this.format(text) : textOf(text, this);
     this.push(...(readable ? readable.split('\n') : [this.style.dim(`[${type} block]`)]));
   }
 
@@ -317,18 +340,20 @@ class Renderer {
   }
 
   private button(button: Partial<Button>, blockId: string | undefined): string {
-    const label = textOf(button.text, this.format) || 'Button';
+    const label = textOf(button.text, this) || 'Button';
     const link = typeof button.url === 'string' ? ` (${button.url})` : '';
     if (typeof button.action_id !== 'string') return `[${label}]${link}`;
-    const number = this.nextNumber++;
-    this.buttons.push({ number, label, actionId: button.action_id, blockId });
-    return `[${number}] ${label}${link}`;
+    const value = typeof button.value === 'string' ? button.value : undefined;
+    const shown = { label, actionId: button.action_id, blockId, value };
+    const ref = this.buttonRef(shown);
+    this.buttons.push({ ref, ...shown });
+    return `[${ref}] ${label}${link}`;
   }
 
   private describe(value: unknown): string {
     if (!isObject(value)) return '____';
     const element = value as ElementJson;
-    const placeholder = textOf(element.placeholder, this.format);
+    const placeholder = textOf(element.placeholder, this);
     const type = typeof element.type === 'string' ? element.type : 'element';
     if (TEXT_INPUTS.has(type)) {
       if (typeof element.initial_value === 'string' && element.initial_value !== '') {
@@ -351,7 +376,7 @@ class Renderer {
   }
 
   private optionLabel(option: Option | undefined): string {
-    return isObject(option) ? textOf(option.text, this.format) : '';
+    return isObject(option) ? textOf(option.text, this) : '';
   }
 }
 
@@ -362,10 +387,12 @@ function boldName(field: unknown, format: (text: string) => string): string | un
   return /^\*[^*\n]+\*( _[^_\n]+_)?$/.test(field.text) ? format(field.text) : undefined;
 }
 
-/** The readable text of a text object: plain_text as is, mrkdwn formatted; anything else ''. */
-function textOf(value: unknown, format: (text: string) => string): string {
+/** The readable text of a text object: plain_text drawn, mrkdwn formatted; anything else ''. */
+function textOf(value: unknown, renderer: Pick<Renderer, 'format' | 'plain'>): string {
   if (!isObject(value) || typeof value.text !== 'string') return '';
-  return value.type === 'mrkdwn' ? format(value.text) : value.text;
+  return value.type === 'mrkdwn'
+    ? renderer.format(value.text)
+    : renderer.plain(value.text, value.emoji !== false);
 }
 
 function imageLabel(altText: unknown): string {

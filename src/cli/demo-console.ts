@@ -30,6 +30,18 @@ import {
   viewToText,
 } from './to-text.ts';
 
+/** The request a payops button acts on: its value is the id, or JSON holding it (Home buttons). */
+function requestOfButton(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return isObject(parsed) && typeof parsed.id === 'number' ? parsed.id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 const NO_FORM_OPEN =
   'No form is open. A form opens from a command with no fields (/pay payout) or a button that asks for one (Reject).\n';
 
@@ -337,6 +349,7 @@ export class DemoConsole {
             `run payops as the current person, here (try ${this.command} help)`,
           ],
           ['click <n>', 'click button [n] of any message shown, as the current person'],
+          ['click <label> #<n>', 'click the button so labelled of request #n (click approve #3)'],
           ['as <name>', `become someone else: ${people.join(', ')}`],
           ['in <#channel>', `go to another channel: ${channels.join(', ')}`],
           ['show [#channel]', `the last ${SHOWN_MESSAGES} messages of a channel as they are now`],
@@ -422,23 +435,30 @@ export class DemoConsole {
       this.write(`Only ${this.command} is installed in this workspace.\n`);
       return;
     }
+    const callsBefore = this.emulation.calls.length;
     const sent = await this.deliver(() =>
       this.driver.slashCommand({ command, text, userId: this.userId, channelId: this.channelId }),
     );
-    if (sent !== undefined) await this.showAnswers();
+    if (sent === undefined) return;
+    // The command's own answer, not a notice it was queued behind, returns the prompt.
+    const answered = () =>
+      this.emulation.responses.some((post) => post.id === sent.responseUrlId) ||
+      this.emulation.calls
+        .slice(callsBefore)
+        .some(
+          (call) =>
+            (call.method === 'views.open' && call.args.trigger_id === sent.triggerId) ||
+            (call.method === 'chat.postEphemeral' && call.args.user === this.userId),
+        );
+    await this.showAnswers(undefined, true, answered);
   }
 
   private async click(typed: string): Promise<void> {
-    const ref = typed.replace(/^\[|\]$/g, '');
-    const button = this.buttons.get(ref);
-    if (button === undefined) {
-      this.write(
-        this.buttons.size === 0
-          ? 'No button has been shown yet.\n'
-          : `There is no button [${ref}]: buttons shown so far are [1] to [${this.buttons.size}].\n`,
-      );
-      return;
-    }
+    const named = /^([a-z][a-z ]*?)\s+#?(\d+)$/i.exec(typed.trim());
+    const button = named
+      ? await this.buttonOfRequest(named[1] as string, Number(named[2]))
+      : this.buttonByRef(typed.replace(/^\[|\]$/g, ''));
+    if (button === undefined) return;
     if (button.visibleTo !== undefined && button.visibleTo !== this.userId) {
       const viewer = this.directory.userName(button.visibleTo);
       this.write(`Only @${viewer} sees that message, so only they can click its buttons.\n`);
@@ -460,6 +480,50 @@ export class DemoConsole {
       }),
     );
     if (sent !== undefined) await this.showAnswers();
+  }
+
+  private buttonByRef(ref: string): Clickable | undefined {
+    const button = this.buttons.get(ref);
+    if (button === undefined) {
+      this.write(
+        this.buttons.size === 0
+          ? 'No button has been shown yet.\n'
+          : `There is no button [${ref}]: buttons shown so far are [1] to [${this.buttons.size}].\n`,
+      );
+    }
+    return button;
+  }
+
+  /**
+   * `approve #3`: the latest button of request #3 whose label starts with the words. A script
+   * names it so whatever order the bot's messages arrive in, and waits for it to be shown.
+   */
+  private async buttonOfRequest(label: string, requestId: number): Promise<Clickable | undefined> {
+    const wanted = label.toLowerCase();
+    const find = () =>
+      this.findButton(
+        (button) =>
+          button.label.toLowerCase().startsWith(wanted) &&
+          requestOfButton(button.value) === requestId &&
+          (button.visibleTo === undefined || button.visibleTo === this.userId),
+      );
+    const deadline = Date.now() + (this.options.answerTimeoutMs ?? 10_000);
+    let button = find();
+    while (button === undefined && Date.now() < deadline) {
+      const shown = await happens(
+        this.emulation.waitFor(() => this.sightings().length > 0, {
+          timeoutMs: deadline - Date.now(),
+        }),
+      );
+      if (!shown) break;
+      await this.settle(deadline - Date.now());
+      this.printNew();
+      button = find();
+    }
+    if (button === undefined) {
+      this.write(`No "${label}" button of request #${requestId} is shown to you.\n`);
+    }
+    return button;
   }
 
   /** Where the button is in its message's or view's current version, or why it is not there. */
@@ -697,11 +761,13 @@ export class DemoConsole {
   /**
    * Waits for the bot to show something (saying "waiting…" if an answer it owes is slow, and
    * giving up at the timeout), then until it has been quiet a moment, so follow-ups print with
-   * the first answer. `owed`: false when the person only waits to see what comes.
+   * the first answer. `owed`: false when the person only waits to see what comes; `answered`:
+   * what counts as the answer (by default, anything shown).
    */
   private async showAnswers(
     timeoutMs = this.options.answerTimeoutMs ?? 10_000,
     owed = true,
+    answered: () => boolean = () => this.sightings().length > 0,
   ): Promise<void> {
     const notice = owed
       ? setTimeout(
@@ -709,11 +775,9 @@ export class DemoConsole {
           this.options.waitingNoticeMs ?? 1_000,
         )
       : undefined;
-    const answered = await happens(
-      this.emulation.waitFor(() => this.sightings().length > 0, { timeoutMs }),
-    );
+    const shown = await happens(this.emulation.waitFor(answered, { timeoutMs }));
     clearTimeout(notice);
-    if (answered) {
+    if (shown) {
       await this.settle(timeoutMs);
     } else if (owed) {
       const hint = this.options.timeoutHint ? ` ${this.options.timeoutHint}` : '';

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { App, LogLevel } from '@slack/bolt';
@@ -251,6 +252,33 @@ describe('the demo console in front of the real bot', () => {
     expect(printed).toContain('You are now @bob');
     // Let the late answer land now, so that no later test sees it.
     await rehearsal.slack.waitFor(() => rehearsal.slack.responses.length > before);
+  });
+});
+
+describe('the README', () => {
+  it("the README's walk-through runs as written: every line answered, one payout sent", async () => {
+    const readme = readFileSync('README.md', 'utf8');
+    const section = readme.slice(readme.indexOf('## The core flow, in the demo'));
+    const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+    const lines = block.split('\n').filter((line) => line.trim() !== '');
+    expect(lines.length).toBeGreaterThan(10);
+    // A demo of its own: the walk-through names requests #1 to #3.
+    const demo = await startRehearsal({ env: { PAYOPS_FOLLOW_INTERVAL_MS: '500' } });
+    let printed: string;
+    try {
+      printed = await session([...lines, 'quit'], { emulation: demo.slack, botUrl: demo.botUrl });
+      expect(payoutsSent(demo)).toEqual(['25.00']);
+    } finally {
+      await demo.close();
+    }
+    expect(printed).not.toMatch(
+      /There is no button|button of request #\d+ is shown|No form is open|not a console command|payops refused the request|showed nothing within|has changed that message since/,
+    );
+    expect(printed).toContain('You requested this, so you cannot approve it');
+    expect(printed).toMatch(/Submitted to the provider, not settled\. Approved by @bob/);
+    expect(printed).toMatch(/Request #\d+ is cancelled; nothing was sent/);
+    expect(printed).toMatch(/Rejected by @carol today [\d:]+: Duplicate of the first payout/);
+    expect(printed).toContain('Payments are frozen (incident drill)');
   });
 });
 

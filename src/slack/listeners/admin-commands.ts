@@ -60,7 +60,7 @@ export async function answerAdminCommand(
         : '';
       return notice(
         frozen
-          ? `Payments are frozen${shown}: no call will be made to the provider. Pending requests stay pending; an approval that would execute is refused until \`/pay unfreeze\`.`
+          ? `Payments are frozen${shown}: no write will be sent to the provider (reads go on). Pending requests stay pending; an approval that would execute is refused until \`/pay unfreeze\`.`
           : 'Payments are unfrozen. Pending requests can be approved again.',
       );
     }

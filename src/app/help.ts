@@ -66,6 +66,10 @@ export const APPROVER_HELP: readonly HelpEntry[] = [
     available: true,
   },
   { usage: '`/pay audit`', summary: 'The audit log as a CSV file', available: true },
-  { usage: '`/pay freeze [reason]`', summary: 'Stop every write to the provider (reads go on)', available: true },
+  {
+    usage: '`/pay freeze [reason]`',
+    summary: 'Stop every write to the provider (reads go on)',
+    available: true,
+  },
   { usage: '`/pay unfreeze`', summary: 'Allow approvals to execute again', available: true },
 ];

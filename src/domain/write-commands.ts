@@ -113,9 +113,7 @@ export function validateWriteFields(
   for (const name of spec.bodyFields) {
     const value = fields[name];
     const problem =
-      value === undefined
-        ? 'missing — give it a value: every field is needed'
-        : valueProblem(name, value, false);
+      value === undefined ? 'missing (every field is needed)' : valueProblem(name, value, false);
     if (problem !== undefined) errors.push({ field: name, message: `${name}: ${problem}` });
   }
   if (errors.length === 0) errors.push(...bodyLengthErrors(spec.bodyFields, fields));
@@ -164,6 +162,8 @@ function collectArguments(
   /** Fields followed by a stray word: most likely a value with spaces typed without quotes. */
   const unquoted = new Set<string>();
   const errors: FieldError[] = [];
+  const flags: string[] = [];
+  const extraWords: string[] = [];
   let lastField: string | undefined;
   for (const token of tokens) {
     if (token.kind === 'field') {
@@ -171,20 +171,28 @@ function collectArguments(
       else fields.set(token.name, token.value);
       lastField = token.name;
     } else if (token.kind === 'flag') {
-      errors.push({
-        field: undefined,
-        message: `\`--${clip(token.name)}\`: write commands take no options — give fields as name=value. ${writeUsage(operationId)}`,
-      });
+      flags.push(`--${token.name}`);
     } else if (lastField !== undefined) {
       unquoted.add(lastField);
     } else if (words.length < spec.pathParams.length) {
       words.push(token.value);
     } else {
-      errors.push({
-        field: undefined,
-        message: `\`${clip(token.value)}\` is one word too many for \`/pay ${spec.command}\`. ${writeUsage(operationId)}`,
-      });
+      extraWords.push(token.value);
     }
+  }
+  // One line for all stray words and one for all options, each with the usage once.
+  if (extraWords.length > 0) {
+    const quoted = `\`${clip(extraWords.join(' '))}\``;
+    errors.push({
+      field: undefined,
+      message: `${quoted} ${extraWords.length === 1 ? 'is one word' : 'are words'} too many for \`/pay ${spec.command}\`. ${writeUsage(operationId)}`,
+    });
+  }
+  if (flags.length > 0) {
+    errors.push({
+      field: undefined,
+      message: `\`${clip(flags.join(' '))}\`: write commands take no options — give fields as name=value. ${writeUsage(operationId)}`,
+    });
   }
   for (const name of unquoted) {
     errors.push({

@@ -163,6 +163,14 @@ describe('parseWriteCommand', () => {
     expect(error?.message).toContain('Usage: `/pay reactivate-recipient <externalAccountId>`');
   });
 
+  it('stray words and options are each named on one line, with the usage once', () => {
+    const errors = errorsOf(parseWriteCommand('payout 10.00 EUR to bob --now --dry'));
+    expect(errors.map((error) => error.message.split('. Usage')[0])).toEqual([
+      '`10.00 EUR to bob` are words too many for `/pay payout`',
+      '`--now --dry`: write commands take no options — give fields as name=value',
+    ]);
+  });
+
   it('never takes a word after a field as the id: it names the field whose value needs quotes', () => {
     const errors = errorsOf(parseWriteCommand('update-recipient account_owner_name=Jane van Roe'));
     expect(errors).toEqual([
@@ -252,7 +260,7 @@ describe('validateWriteFields', () => {
         expect(errors).toEqual([
           {
             field: missing,
-            message: `${missing}: missing — give it a value: every field is needed`,
+            message: `${missing}: missing (every field is needed)`,
           },
         ]);
       }

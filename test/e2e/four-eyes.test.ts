@@ -390,6 +390,10 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     expect(answer.shown).toMatch(
       /may not request payments.*Those who may are <@U0ALICE>, <@U0DAVE>.*ask #payops-admins/,
     );
+    // Told the same before any advice on fixing a request they may not make.
+    const mistyped = await ask(r, 'payout 10.00 EUR to dave', { userId: 'U0BOB' });
+    expect(mistyped.shown).toMatch(/may not request payments/);
+    expect(mistyped.shown).not.toContain('too many');
   });
 
   it('field=value mistakes name the field, and nothing is stored', async () => {
@@ -407,7 +411,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
       'bogus',
     ]);
     expect(lines.find((line) => line.startsWith('• beneficiary_account:'))).toBe(
-      '• beneficiary_account: missing — give it a value: every field is needed',
+      '• beneficiary_account: missing (every field is needed)',
     );
   });
 

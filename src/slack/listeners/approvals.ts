@@ -219,7 +219,13 @@ export async function answerWriteCommand(
   client: WebClient,
 ): Promise<SlackMessage | undefined> {
   const parsed = parseWriteCommand(command.text);
-  if (parsed.kind === 'invalid') return renderNotCreated(parsed.errors.map((e) => e.message));
+  if (parsed.kind === 'invalid') {
+    // Someone who may not request is told so, not how to fix a request they cannot make.
+    const decision = await deps.workflow.canRequest(command.user_id);
+    if (!decision.allowed)
+      return deniedMessage({ kind: 'not_allowed', decision }, deps.accessAdmin);
+    return renderNotCreated(parsed.errors.map((e) => e.message));
+  }
   if (parsed.kind === 'intent') {
     return createRequest(deps, parsed.intent, command.user_id, command.channel_id, {
       responseUrl: command.response_url,

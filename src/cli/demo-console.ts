@@ -7,6 +7,8 @@ import {
   type SlackEmulation,
   type SlackMessage,
 } from '../sandbox/slack.ts';
+import { parseHomeButton } from '../slack/blocks/home.ts';
+import { requestIdOf } from '../slack/interaction-ids.ts';
 import type { WorkspaceDirectory } from './demo-directory.ts';
 import {
   type FormField,
@@ -29,18 +31,6 @@ import {
   type TextStyle,
   viewToText,
 } from './to-text.ts';
-
-/** The request a payops button acts on: its value is the id, or JSON holding it (Home buttons). */
-function requestOfButton(value: string | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value)) return Number(value);
-  try {
-    const parsed: unknown = JSON.parse(value);
-    return isObject(parsed) && typeof parsed.id === 'number' ? parsed.id : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 const NO_FORM_OPEN =
   'No form is open. A form opens from a command with no fields (/pay payout) or a button that asks for one (Reject).\n';
@@ -247,7 +237,10 @@ export class DemoConsole {
     return {
       read: async (prompt) => {
         // Prompted once the line is there, so what a script says before a line comes first.
-        const next = await Promise.race([iterator.next(), aborted]);
+        const pending = iterator.next();
+        // Left running when stopped: a script's step that then fails must not crash the process.
+        pending.catch(() => {});
+        const next = await Promise.race([pending, aborted]);
         this.write(prompt);
         if (next === undefined || next.done) return undefined;
         if (this.options.echo) this.write(`${next.value}\n`);
@@ -448,7 +441,9 @@ export class DemoConsole {
         .some(
           (call) =>
             (call.method === 'views.open' && call.args.trigger_id === sent.triggerId) ||
-            (call.method === 'chat.postEphemeral' && call.args.user === this.userId),
+            (call.method === 'chat.postEphemeral' &&
+              call.args.user === this.userId &&
+              call.args.channel === this.channelId),
         );
     await this.showAnswers(undefined, true, answered);
   }
@@ -504,7 +499,7 @@ export class DemoConsole {
       this.findButton(
         (button) =>
           button.label.toLowerCase().startsWith(wanted) &&
-          requestOfButton(button.value) === requestId &&
+          (requestIdOf(button.value) ?? parseHomeButton(button.value)?.id) === requestId &&
           (button.visibleTo === undefined || button.visibleTo === this.userId),
       );
     const deadline = Date.now() + (this.options.answerTimeoutMs ?? 10_000);

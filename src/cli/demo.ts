@@ -23,8 +23,8 @@ const WORKSPACE: DemoWorkspace = {
   channels: DEFAULT_CHANNELS,
   userGroups: DEFAULT_USER_GROUPS,
 };
-/** alice, bob and carol, and the approvers' group: erin and dave are left out to be refused. */
-const READERS = ['U0ALICE', 'U0BOB', 'U0CAROL', 'S0APPROVERS'];
+/** Everyone but erin, who is left out to be refused; the approvers' group shows a group role. */
+const READERS = ['U0ALICE', 'U0BOB', 'U0CAROL', 'U0DAVE', 'S0APPROVERS'];
 /** Named in the refusal, so it shows a mention resolved to a name. */
 const ACCESS_ADMIN = '<@U0ALICE>';
 const FIRST_USER = 'alice';

@@ -17,3 +17,8 @@ export const VIEW = {
   /** The modal asking a rejecting approver for a reason. */
   rejectReason: 'payops.reject_reason',
 } as const;
+
+/** The request a card or confirmation button acts on: its value is the request's id. */
+export function requestIdOf(value: string | undefined): number | undefined {
+  return value && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
+}

@@ -512,7 +512,7 @@ function refusalText(slackError: string, approvalsChannelId: string): string {
     case 'not_in_channel':
     case 'channel_not_found':
     case 'is_archived':
-      return `payops cannot post in the approvals channel <#${approvalsChannelId}> (${slackError}): invite payops there (\`/invite @payops\`), then make a new request`;
+      return `payops cannot post in the approvals channel <#${approvalsChannelId}> (${slackError}): invite payops there (\`/invite @payops\`). The request stays pending and approvers can still approve it from their payops Home: cancel it before requesting the same payment again`;
     case 'invalid_auth':
     case 'token_revoked':
     case 'account_inactive':

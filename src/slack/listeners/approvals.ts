@@ -28,7 +28,7 @@ import {
   parseModalMetadata,
   readModalValues,
 } from '../blocks/request-modal.ts';
-import { ACTION, VIEW } from '../interaction-ids.ts';
+import { ACTION, requestIdOf, VIEW } from '../interaction-ids.ts';
 import { answerPrivately } from './private-answer.ts';
 
 /**
@@ -424,10 +424,6 @@ function rejectionAnswer(
           ? `Request #${id} does not exist.`
           : deniedText(result, deps.accessAdmin),
   };
-}
-
-function requestIdOf(value: string | undefined): number | undefined {
-  return value && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
 
 function originOf(body: BlockAction): {

@@ -23,6 +23,7 @@ import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
 import { HomeRefresher } from './slack/home-refresher.ts';
 import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
 import { SlackRateLimiter } from './slack/rate-limits.ts';
+import type { Replays } from './slack/request-edge.ts';
 import { FollowStore } from './store/follow-store.ts';
 import { HomeStore } from './store/home-store.ts';
 import { migrate } from './store/migrate.ts';
@@ -335,21 +336,22 @@ function freezeNotice(state: FreezeState): FreezeNotice | undefined {
 }
 
 /**
- * Where signed Slack requests are remembered against replays: on PostgreSQL, shared by the
- * replicas, through connections of its own (it is asked before each acknowledgement and must
- * not queue behind a burst's work); on the embedded store, in memory.
+ * Where signed Slack requests are remembered against replays: in this process's memory, and on
+ * PostgreSQL also in a table the replicas share, through connections of its own (its verdict is
+ * awaited before any work and must not queue behind a burst's). The embedded store has one
+ * process only: memory is enough.
  */
-/** Enough that a burst's acknowledgements seldom queue for one (docs/benchmark.md). */
 const REPLAY_CONNECTIONS = 8;
 
 async function replayGuard(
   config: Config,
   closing: Array<() => Promise<unknown>>,
-): Promise<ReplayStore | ReplaysInMemory> {
-  if (!config.store.databaseUrl) return new ReplaysInMemory();
+): Promise<Replays> {
+  const local = new ReplaysInMemory();
+  if (!config.store.databaseUrl) return { local };
   const own = await openPostgres(config.store.databaseUrl, { max: REPLAY_CONNECTIONS });
   closing.push(() => own.close());
-  return new ReplayStore(own);
+  return { local, shared: new ReplayStore(own) };
 }
 
 export class StartupRefused extends Error {

@@ -19,7 +19,7 @@ import { registerAppHome } from './listeners/app-home.ts';
 import { registerApprovals } from './listeners/approvals.ts';
 import { registerCommands } from './listeners/commands.ts';
 import { registerEvents } from './listeners/events.ts';
-import { createSlackReceiver, type ReplayGuard } from './request-edge.ts';
+import { createSlackReceiver, ReplayedRequest, type Replays } from './request-edge.ts';
 
 /** What `/readyz` reports: each dependency the bot needs to serve requests. */
 export interface Readiness {
@@ -39,7 +39,7 @@ export interface SlackAppDeps {
   approvalsChannelId: string;
   readiness(): Promise<Readiness>;
   /** Signed requests already taken, shared by the replicas. */
-  replays: ReplayGuard;
+  replays: Replays;
   /** Draws each Home tab when opened, and keeps it current. */
   home: Pick<HomeRefresher, 'opened'>;
 }
@@ -112,7 +112,9 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
   const inProgress = new Set<Promise<void>>();
   app.use(loadShedding(inProgress, slack.maxBacklog, deps.logger));
   app.error(async (error) => {
-    deps.logger.error({ err: error }, 'a Slack listener failed');
+    const original = (error as { original?: unknown }).original ?? error;
+    if (original instanceof ReplayedRequest) deps.logger.warn(original.message);
+    else deps.logger.error({ err: error }, 'a Slack listener failed');
   });
   registerListeners(app, deps);
   return {

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  type App,
   HTTPModuleFunctions,
   HTTPReceiver,
   type HTTPReceiverOptions,
   isRawBodyError,
+  type ReceiverEvent,
 } from '@slack/bolt';
 import type { Logger } from '../logger.ts';
 
@@ -27,6 +29,28 @@ export interface ReplayGuard {
   firstSeen(signature: string, timestampSec: number): Promise<boolean>;
 }
 
+/**
+ * Where signatures are remembered: this process's memory, asked before the ack, and the record
+ * every replica shares, if any. The shared record is asked before the ack for what waits on
+ * the ack's answer (forms, events); for a command or a click, it is asked at once and its
+ * verdict awaited after the ack and before any work, so a burst's acks never wait on it.
+ */
+export interface Replays {
+  local: ReplayGuard;
+  shared?: ReplayGuard | undefined;
+}
+
+/** A replay found by the shared record after the ack: the listener stops before any work. */
+export class ReplayedRequest extends Error {
+  constructor() {
+    super('a replayed Slack request was acknowledged and not worked on');
+    this.name = 'ReplayedRequest';
+  }
+}
+
+/** The shared record's verdict on a request, carried to the ack by Bolt's custom properties. */
+const SHARED_VERDICT = 'payopsSharedReplayVerdict';
+
 type Verdict = 'pass' | 'replay' | 400 | 401 | 413;
 
 /**
@@ -37,15 +61,22 @@ type Verdict = 'pass' | 'replay' | 400 | 401 | 413;
  */
 export function createSlackReceiver(
   options: Omit<HTTPReceiverOptions, 'endpoints' | 'bodyLimit'> & { signingSecret: string },
-  deps: { replays: ReplayGuard; logger: Logger },
+  deps: { replays: Replays; logger: Logger },
 ): HTTPReceiver {
+  const verdicts = new WeakMap<IncomingMessage, Promise<boolean>>();
   const receiver = new HTTPReceiver({
     ...options,
     endpoints: [SLACK_PATH],
     bodyLimit: SLACK_BODY_LIMIT,
+    customPropertiesExtractor: (req) => {
+      const verdict = verdicts.get(req);
+      return verdict ? { [SHARED_VERDICT]: verdict } : {};
+    },
   });
+  const init = receiver.init.bind(receiver);
+  receiver.init = (app) => init(verdictAfterAck(app));
   const bolt = receiver.requestListener;
-  const screen = screening(options.signingSecret, deps.replays);
+  const screen = screening(options.signingSecret, deps.replays, verdicts);
   receiver.requestListener = (req, res) => {
     if (req.method !== 'POST' || pathOf(req) !== SLACK_PATH) return bolt(req, res);
     screen(req)
@@ -66,7 +97,32 @@ export function createSlackReceiver(
   return receiver;
 }
 
-function screening(signingSecret: string, replays: ReplayGuard) {
+/**
+ * Bolt's app, whose every ack of a request with a pending shared verdict then awaits it: a
+ * replay throws out of the listener's `await ack()`, before it has done anything.
+ */
+function verdictAfterAck(app: App): App {
+  const processEvent = async (event: ReceiverEvent): Promise<void> => {
+    const { [SHARED_VERDICT]: verdict, ...customProperties } = event.customProperties ?? {};
+    if (!(verdict instanceof Promise)) return app.processEvent(event);
+    return app.processEvent({
+      ...event,
+      customProperties,
+      ack: async (response) => {
+        await event.ack(response);
+        if (!(await verdict)) throw new ReplayedRequest();
+      },
+    });
+  };
+  // HTTPReceiver uses nothing of the app but processEvent.
+  return { processEvent } as unknown as App;
+}
+
+function screening(
+  signingSecret: string,
+  replays: Replays,
+  verdicts: WeakMap<IncomingMessage, Promise<boolean>>,
+) {
   return async (req: IncomingMessage): Promise<Verdict> => {
     let buffered: Awaited<ReturnType<typeof HTTPModuleFunctions.parseAndVerifyHTTPRequest>>;
     try {
@@ -89,8 +145,20 @@ function screening(signingSecret: string, replays: ReplayGuard) {
     const timestampSec = Number(req.headers['x-slack-request-timestamp']);
     if (timestampSec > Date.now() / 1000 + MAX_CLOCK_AHEAD_SEC) return 401;
     const signature = String(req.headers['x-slack-signature']);
-    return (await replays.firstSeen(signature, timestampSec)) ? 'pass' : 'replay';
+    if (!(await replays.local.firstSeen(signature, timestampSec))) return 'replay';
+    if (replays.shared === undefined) return 'pass';
+    const verdict = replays.shared.firstSeen(signature, timestampSec);
+    if (!answeredAfterAck(body)) return (await verdict) ? 'pass' : 'replay';
+    // Awaited after the ack; a request Bolt drops before any ack never awaits it.
+    verdict.catch(() => undefined);
+    verdicts.set(req, verdict);
+    return 'pass';
   };
+}
+
+/** A command or a click: acknowledged with nothing to wait for, then worked on. */
+function answeredAfterAck(body: Record<string, unknown>): boolean {
+  return typeof body.command === 'string' || body.type === 'block_actions';
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -9,9 +9,9 @@ const KEEP_SEC = 10 * 60;
 const PRUNE_EVERY_MS = 60_000;
 
 /**
- * Signed Slack requests already taken, by signature, in the database all replicas share. It is
- * asked before a request is acknowledged: give it a pool of its own, so that it never waits
- * behind the work of a burst (see `openPostgres`'s `max`).
+ * Signed Slack requests already taken, by signature, in the database all replicas share. Its
+ * verdict is awaited before any work: give it a pool of its own, so that it never waits behind
+ * the work of a burst (see `openPostgres`'s `max`).
  */
 export class ReplayStore {
   readonly #db: Database;
@@ -39,9 +39,9 @@ export class ReplayStore {
 }
 
 /**
- * The same, in this process's memory: for the embedded store, which one process alone may hold
- * (its folder is locked), so no other replica can be sent a replay. A check costs no statement
- * queued behind a burst's; what it forgets is a restart's worth.
+ * The same, in this process's memory: asked before every ack, and all there is on the embedded
+ * store, which one process alone may hold (its folder is locked). What it forgets is a
+ * restart's worth.
  */
 export class ReplaysInMemory {
   readonly #seen = new Map<string, number>();

@@ -1,7 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoreToolConfig } from '../../src/config.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
-import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import {
+  type SlackDriver,
+  type SlackEmulation,
+  startSlackEmulation,
+} from '../../src/sandbox/slack.ts';
 import { PayloadCipher } from '../../src/store/payload-cipher.ts';
 import {
   cleanUpPayops,
@@ -9,6 +13,7 @@ import {
   createPayoutCalls,
   payopsEnvironment,
   requestPayout,
+  sleep,
   startPayops,
 } from '../helpers/bot-process.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -91,5 +96,45 @@ describe.skipIf(!onPostgres)('two payops processes sharing one PostgreSQL', () =
       'select approver_id from approvals',
     );
     expect(approvals).toEqual([{ approver_id: expect.stringMatching(/^U0(BOB|CAROL)$/) }]);
+  });
+
+  it('a signed command or click replayed to the other replica is acknowledged and does nothing', {
+    timeout: 45_000,
+  }, async () => {
+    const env = payopsEnvironment(sandbox, slack, { DATABASE_URL: database.url as string });
+    const [a, b] = await Promise.all([startPayops('A', env), startPayops('B', env)]);
+    const [toA, toB] = [a, b].map((replica) => slack.driver(replica.eventsUrl)) as [
+      SlackDriver,
+      SlackDriver,
+    ];
+    const frozen = async () =>
+      (await database.db.query<{ frozen: boolean }>('select frozen from freeze_state'))[0]?.frozen;
+    const command = (text: string) =>
+      toA.slashCommand({ text, userId: 'U0BOB', channelId: 'C0PAYOPS' });
+    const freeze = await command('freeze replay drill');
+    await slack.nextResponse(freeze.responseUrlId);
+    await slack.nextResponse((await command('unfreeze')).responseUrlId);
+    expect(await frozen()).toBe(false);
+
+    const paidBefore = createPayoutCalls(sandbox).length;
+    const message = await requestPayout(slack, toA);
+    const click = await clickApprove(toA, message, 'U0BOB');
+    // Its outcome told in the card's thread: the click has been worked on in full.
+    await slack.waitFor(
+      () => slack.callsTo('chat.postMessage').some((call) => call.args.thread_ts === message.ts),
+      { timeoutMs: 10_000, description: 'the outcome in the thread' },
+    );
+    expect(createPayoutCalls(sandbox)).toHaveLength(paidBefore + 1);
+    const answersToClick = slack.responsesTo(click.responseUrlId ?? '').length;
+
+    // Each replica remembers what it took; only the shared record knows what the other took.
+    expect(await toB.replay(freeze.request)).toMatchObject({ status: 200 });
+    expect(await toB.replay(click.request)).toMatchObject({ status: 200 });
+    await sleep(1_000);
+    expect(await frozen()).toBe(false);
+    expect(slack.responsesTo(freeze.responseUrlId)).toHaveLength(1);
+    expect(slack.responsesTo(click.responseUrlId ?? '')).toHaveLength(answersToClick);
+    expect(createPayoutCalls(sandbox)).toHaveLength(paidBefore + 1);
+    expect(b.output()).toMatch(/replayed Slack request was acknowledged/);
   });
 });

@@ -167,8 +167,11 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /** Fields Bolt reads as objects, unchecked: anything else there fails inside it (a 500). */
 const OBJECT_FIELDS = ['view', 'user', 'channel', 'container', 'message', 'event'];
-/** Names that reach Bolt's and our lookups as keys: never a Slack id. */
-const PROTOTYPE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+/**
+ * Names that reach Bolt's and our lookups as keys, and find what every object inherits
+ * (`toString`, `__proto__`…): never a Slack id.
+ */
+const PROTOTYPE_KEYS = new Set([...Object.getOwnPropertyNames(Object.prototype), 'prototype']);
 
 /**
  * What every request Slack sends looks like, as far as Bolt relies on it: a string `type`,

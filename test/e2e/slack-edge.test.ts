@@ -246,6 +246,23 @@ describe('signed requests at the edge', () => {
     expect((await ask(r, 'help')).shown).toContain('/pay payout');
   });
 
+  it('an id named after what every object inherits (toString, __proto__) gets 400, not a crash in Bolt', async () => {
+    for (const id of ['toString', '__proto__', 'hasOwnProperty', 'prototype']) {
+      const command = new URLSearchParams({
+        command: '/pay',
+        text: 'help',
+        team_id: id,
+        user_id: 'U0ALICE',
+        channel_id: 'C0PAYOPS',
+        response_url: 'https://hooks.slack.com/commands/x',
+        trigger_id: 't',
+      });
+      const answer = await signedPost(command.toString(), 'application/x-www-form-urlencoded');
+      expect(answer, id).toEqual({ status: 400, body: '' });
+    }
+    expect((await ask(r, 'help')).shown).toContain('/pay payout');
+  });
+
   it('an SSL check, unsigned, is still answered', async () => {
     const response = await sendExactly(r.botUrl, {
       body: 'ssl_check=1&token=t',

@@ -1,29 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { preflight } from '../../src/app/preflight.ts';
-import type { PaymentsClient } from '../../src/payments/client.ts';
-import {
-  type PaymentsSandbox,
-  SANDBOX_IDS,
-  startPaymentsSandbox,
-} from '../../src/sandbox/payments-api.ts';
-import { clientFor } from '../helpers/payments.ts';
+import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
+import { sandboxAndClient } from '../helpers/payments.ts';
 
 /** Each pre-flight check against the sandbox over HTTP: passed, failed, certain, or not checked. */
 
 const { wallet, recipient, corridor } = SANDBOX_IDS;
-let sandbox: PaymentsSandbox;
-let client: PaymentsClient;
-beforeAll(async () => {
-  sandbox = await startPaymentsSandbox();
-  client = clientFor(sandbox.url, { readRetries: 0 });
-});
-afterAll(async () => {
-  await client.close();
-  await sandbox.close();
-});
+const payments = sandboxAndClient({ readRetries: 0 });
 
 function transfer(fields: Record<string, string>) {
-  return preflight(client, {
+  return preflight(payments.client, {
     operationId: 'createTransfer',
     path: {},
     fields: {
@@ -79,7 +65,7 @@ describe('pre-flight checks', () => {
   });
 
   it('a provider that cannot answer leaves a check unchecked, with why, never passed', async () => {
-    sandbox.addFault({ kind: 'status', status: 503, operationId: 'getWalletBalance' });
+    payments.sandbox.addFault({ kind: 'status', status: 503, operationId: 'getWalletBalance' });
     try {
       const checks = await transfer({});
       expect(checks.find((check) => check.name === 'wallet')?.outcome).toBe('unchecked');
@@ -88,7 +74,7 @@ describe('pre-flight checks', () => {
         detail: expect.stringMatching(/could not read/),
       });
     } finally {
-      sandbox.clearFaults();
+      payments.sandbox.clearFaults();
     }
   });
 });

@@ -1,28 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ReadService } from '../../src/app/reads.ts';
-import type { PaymentsClient } from '../../src/payments/client.ts';
-import {
-  type PaymentsSandbox,
-  SANDBOX_IDS,
-  startPaymentsSandbox,
-} from '../../src/sandbox/payments-api.ts';
-import { clientFor } from '../helpers/payments.ts';
+import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
+import { sandboxAndClient } from '../helpers/payments.ts';
 
 const { wallet, recipient, corridor } = SANDBOX_IDS;
-let sandbox: PaymentsSandbox;
-let client: PaymentsClient;
-beforeAll(async () => {
-  sandbox = await startPaymentsSandbox();
-  client = clientFor(sandbox.url, { readRetries: 0 });
-});
-afterAll(async () => {
-  await client.close();
-  await sandbox.close();
-});
+const payments = sandboxAndClient({ readRetries: 0 });
 
 describe('the choices of a request form', () => {
   it('offers wallets, corridors and the active recipients, by id with their names', async () => {
-    const choices = await new ReadService(client, ['read']).formChoices();
+    const choices = await new ReadService(payments.client, ['read']).formChoices();
     const ids = (list: Array<{ id: string }>) => list.map((choice) => choice.id);
     expect(choices.wallets).toContainEqual({ id: wallet.ethereumOps, name: expect.any(String) });
     expect(ids(choices.corridors)).toContain(corridor.usdAch);
@@ -31,7 +17,7 @@ describe('the choices of a request form', () => {
   });
 
   it('offers nothing from a list the key may not read', async () => {
-    expect(await new ReadService(client, []).formChoices()).toEqual({
+    expect(await new ReadService(payments.client, []).formChoices()).toEqual({
       wallets: [],
       recipients: [],
       corridors: [],

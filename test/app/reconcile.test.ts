@@ -1,27 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_RECONCILE_PAGES, reconcile } from '../../src/app/reconcile.ts';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
-import type { PaymentsClient } from '../../src/payments/client.ts';
 import {
   type PagingStyle,
-  type PaymentsSandbox,
   SANDBOX_IDS,
   startPaymentsSandbox,
 } from '../../src/sandbox/payments-api.ts';
-import { clientFor, EXAMPLE_CALLS } from '../helpers/payments.ts';
+import { clientFor, EXAMPLE_CALLS, sandboxAndClient } from '../helpers/payments.ts';
 import { testSigner } from '../helpers/requests.ts';
 
-let sandbox: PaymentsSandbox;
-let client: PaymentsClient;
-beforeAll(async () => {
-  sandbox = await startPaymentsSandbox();
-  client = clientFor(sandbox.url);
-});
-afterAll(async () => {
-  await client.close();
-  await sandbox.close();
-});
+const payments = sandboxAndClient();
 
 /** A request approved `approvedAgoMs` ago, for an operation with these path ids and fields. */
 function approved(
@@ -62,8 +51,8 @@ describe('reconciliation of an unknown outcome', () => {
       string
     >;
     const request = approved('createPayout', {}, fields);
-    const made = await client.call('createPayout', { body: fields });
-    const result = await reconcile(client, request);
+    const made = await payments.client.call('createPayout', { body: fields });
+    const result = await reconcile(payments.client, request);
     expect(result.result).toBe('found');
     expect(result.providerId).toBe((made.body as { id: string }).id);
   });
@@ -73,9 +62,9 @@ describe('reconciliation of an unknown outcome', () => {
       string,
       string
     >;
-    await client.call('createPayout', { body: fields });
-    await client.call('createPayout', { body: fields });
-    expect((await reconcile(client, approved('createPayout', {}, fields))).result).toBe(
+    await payments.client.call('createPayout', { body: fields });
+    await payments.client.call('createPayout', { body: fields });
+    expect((await reconcile(payments.client, approved('createPayout', {}, fields))).result).toBe(
       'ambiguous',
     );
   });
@@ -85,49 +74,49 @@ describe('reconciliation of an unknown outcome', () => {
       string,
       string
     >;
-    await client.call('createPayout', { body: fields });
+    await payments.client.call('createPayout', { body: fields });
     const later = approved('createPayout', {}, fields, -10 * 60_000);
-    expect((await reconcile(client, later)).result).toBe('not_found');
+    expect((await reconcile(payments.client, later)).result).toBe('not_found');
   });
 
   it('does not call a deactivation done while the recipient is still active', async () => {
     const path = { externalAccountId: SANDBOX_IDS.recipient.usSupplier };
-    expect((await reconcile(client, approved('deactivateRecipient', path, undefined))).result).toBe(
-      'not_found',
-    );
-    await client.call('deactivateRecipient', { path });
-    const done = await reconcile(client, approved('deactivateRecipient', path, undefined));
+    expect(
+      (await reconcile(payments.client, approved('deactivateRecipient', path, undefined))).result,
+    ).toBe('not_found');
+    await payments.client.call('deactivateRecipient', { path });
+    const done = await reconcile(payments.client, approved('deactivateRecipient', path, undefined));
     expect(done).toMatchObject({ result: 'found', providerId: path.externalAccountId });
   });
 
   it('does not mistake a payment route for an ordinary transfer of the same wallet', async () => {
     const route = EXAMPLE_CALLS.createPaymentRoute.body as Record<string, string>;
-    await client.call('createCryptoTransfer', EXAMPLE_CALLS.createCryptoTransfer);
+    await payments.client.call('createCryptoTransfer', EXAMPLE_CALLS.createCryptoTransfer);
     const request = approved(
       'createPaymentRoute',
       {},
       { ...route, destination_address: `0x${'99'.repeat(20)}` },
     );
-    expect((await reconcile(client, request)).result).toBe('not_found');
+    expect((await reconcile(payments.client, request)).result).toBe('not_found');
   });
 });
 
 describe('reconciliation against lists shown as a provider shows them', () => {
   afterEach(() => {
-    sandbox.setListView({});
-    sandbox.clearFaults();
+    payments.sandbox.setListView({});
+    payments.sandbox.clearFaults();
   });
 
   const payoutReads = () =>
-    sandbox.requests.filter((entry) => entry.operationId === 'listPayouts').length;
+    payments.sandbox.requests.filter((entry) => entry.operationId === 'listPayouts').length;
 
   /** A payout made after the approval, then `others` more, so it is not on the first page. */
   async function payoutAmong(amount: string, others: number): Promise<PaymentRequest> {
     const fields = { ...EXAMPLE_CALLS.createPayout.body, amount } as Record<string, string>;
     const request = approved('createPayout', {}, fields);
-    await client.call('createPayout', { body: fields });
+    await payments.client.call('createPayout', { body: fields });
     for (let index = 0; index < others; index++) {
-      await client.call('createPayout', {
+      await payments.client.call('createPayout', {
         body: { ...fields, amount: '1.00', beneficiary_account: '000999990000' },
       });
     }
@@ -144,7 +133,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     'finds a payout shown with the last four digits and a shortened amount, on the second page (%s paging, %s)',
     async (paging, amount) => {
       const request = await payoutAmong(amount, 3);
-      sandbox.setListView({
+      payments.sandbox.setListView({
         pageSize: 3,
         paging,
         bankingNumbers: 'last4',
@@ -152,7 +141,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
         renames: { account_last4: 'last4', created_at: 'createdAt' },
       });
       const before = payoutReads();
-      const result = await reconcile(client, request);
+      const result = await reconcile(payments.client, request);
       expect(result).toMatchObject({ result: 'found', providerStatus: 'pending' });
       expect(result.providerId).toMatch(/^po_/);
       expect(result.detail).toContain('beneficiary_account shown only in part');
@@ -166,10 +155,10 @@ describe('reconciliation against lists shown as a provider shows them', () => {
       string
     >;
     const request = approved('createPayout', {}, fields);
-    await client.call('createPayout', { body: fields });
+    await payments.client.call('createPayout', { body: fields });
     await payoutAmong('34.40', 2);
-    sandbox.setListView({ pageSize: 2, bankingNumbers: 'masked', shortAmounts: true });
-    const result = await reconcile(client, request);
+    payments.sandbox.setListView({ pageSize: 2, bankingNumbers: 'masked', shortAmounts: true });
+    const result = await reconcile(payments.client, request);
     expect(result.result).toBe('ambiguous');
     expect(result.detail).toMatch(
       /^2 records among \d+ records on \d+ pages of \/payouts match it equally \(po_\w+, po_\w+\)/,
@@ -181,9 +170,9 @@ describe('reconciliation against lists shown as a provider shows them', () => {
       ...EXAMPLE_CALLS.createPayout.body,
       amount: '35.50',
     } as Record<string, string>);
-    sandbox.setListView({ pageSize: 1, order: 'oldest_first' });
+    payments.sandbox.setListView({ pageSize: 1, order: 'oldest_first' });
     const before = payoutReads();
-    const result = await reconcile(client, request);
+    const result = await reconcile(payments.client, request);
     expect(payoutReads() - before).toBe(MAX_RECONCILE_PAGES);
     expect(result.result).toBe('check_failed');
     expect(result.detail).toContain(
@@ -194,8 +183,8 @@ describe('reconciliation against lists shown as a provider shows them', () => {
   it('one match in a list not read to its end is not taken as the only one', async () => {
     const request = await payoutAmong('36.60', 0);
     // Undated, so nothing shows where the records newer than the approval end.
-    sandbox.setListView({ pageSize: 1, renames: { created_at: 'made' } });
-    const result = await reconcile(client, request);
+    payments.sandbox.setListView({ pageSize: 1, renames: { created_at: 'made' } });
+    const result = await reconcile(payments.client, request);
     expect(result.result).toBe('check_failed');
     expect(result.detail).toMatch(/^one record \(po_\w+\) matches among 10 records on 10 pages/);
   });

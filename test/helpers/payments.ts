@@ -1,7 +1,13 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { OperationId, WriteOperationId } from '../../src/domain/operations.ts';
 import { createLogger, type Logger } from '../../src/logger.ts';
 import { PaymentsClient, type PaymentsClientOptions } from '../../src/payments/client.ts';
-import { SANDBOX_IDS, SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
+import {
+  type PaymentsSandbox,
+  SANDBOX_IDS,
+  SANDBOX_KEY,
+  startPaymentsSandbox,
+} from '../../src/sandbox/payments-api.ts';
 
 const { wallet, recipient, corridor, depositAccount } = SANDBOX_IDS;
 
@@ -146,4 +152,24 @@ export function payoutCommand(fields: Readonly<Record<string, string>>): string 
   return `payout ${Object.entries(fields)
     .map(([name, value]) => `${name}="${value}"`)
     .join(' ')}`;
+}
+
+/**
+ * A Payments sandbox and a client of it for a whole test file: started before its tests, closed
+ * after them. Read `sandbox` and `client` from the returned object inside tests and hooks.
+ */
+export function sandboxAndClient(overrides: Partial<PaymentsClientOptions> = {}): {
+  sandbox: PaymentsSandbox;
+  client: PaymentsClient;
+} {
+  const started = {} as { sandbox: PaymentsSandbox; client: PaymentsClient };
+  beforeAll(async () => {
+    started.sandbox = await startPaymentsSandbox();
+    started.client = clientFor(started.sandbox.url, overrides);
+  });
+  afterAll(async () => {
+    await started.client?.close();
+    await started.sandbox?.close();
+  });
+  return started;
 }

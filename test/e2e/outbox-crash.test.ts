@@ -57,6 +57,11 @@ describe.each(engines())('the Slack outbox across a crash on %s', (engine) => {
         slack.channel('C0APPROVALS').messages.some((message) => message.thread_ts === approved.ts),
       { description: 'the outcome told in its thread', timeoutMs: 30_000 },
     );
+    // The redraw is its own delivery: the dead process may still hold its claim for a lease.
+    await slack.waitFor(
+      () => JSON.stringify(slack.message('C0APPROVALS', approved.ts)).includes('Submitted'),
+      { description: 'the card redrawn with the outcome', timeoutMs: 30_000 },
+    );
     await restarted.stop();
 
     const messages = slack.channel('C0APPROVALS').messages;

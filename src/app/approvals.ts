@@ -15,7 +15,12 @@ import type { Logger } from '../logger.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
 import { findRecord, recordIdentity } from '../payments/response-shape.ts';
-import type { CountApprovalResult, FreezeState, RequestStore } from '../store/request-store.ts';
+import {
+  type CountApprovalResult,
+  type FreezeState,
+  type RequestStore,
+  WindowChangedError,
+} from '../store/request-store.ts';
 import type { AccessControl, AccessDecision } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget } from './outbox-port.ts';
@@ -95,6 +100,8 @@ const RECHECK_AFTER_MS = 60_000;
  * write's deadline, so a slow provider lets the write go as approved rather than eat it.
  */
 const BALANCE_RECHECK_MS = 3_000;
+/** Parts of one payment sent together: each round stores at least one of them. */
+const WINDOW_ATTEMPTS = 5;
 /** Writes of an outcome before giving up on the store: about 3 s in all. */
 const FINISH_ATTEMPTS = 3;
 const FINISH_RETRY_MS = 1_000;
@@ -138,13 +145,9 @@ export class ApprovalWorkflow {
   ): Promise<RequestResult> {
     const decision = await this.canRequest(requesterId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
-    const prepared = await this.#preparation.prepare(intent, requesterId);
-    if (prepared.kind !== 'prepared') return prepared;
-    const request = await this.#deps.store.create({
-      ...prepared.request,
-      requesterChannelId: channelId,
-      answerTo,
-    });
+    const stored = await this.#prepareAndStore(intent, requesterId, channelId, answerTo);
+    if (stored.kind !== 'created') return stored;
+    const { request } = stored;
     this.#changed();
     this.#deps.logger.info(
       {
@@ -156,6 +159,38 @@ export class ApprovalWorkflow {
       'payment request created',
     );
     return { kind: 'created', request };
+  }
+
+  /**
+   * Prepared again while another request to its payee, made at the same moment, changes what
+   * its policy window counts (each part of a split payment then counts the others).
+   */
+  async #prepareAndStore(
+    intent: WriteIntent,
+    requesterId: string,
+    channelId: string | undefined,
+    answerTo: AnswerTarget | undefined,
+  ): Promise<RequestResult> {
+    for (let attempt = 1; attempt <= WINDOW_ATTEMPTS; attempt++) {
+      const prepared = await this.#preparation.prepare(intent, requesterId);
+      if (prepared.kind !== 'prepared') return prepared;
+      try {
+        const request = await this.#deps.store.create({
+          ...prepared.request,
+          requesterChannelId: channelId,
+          answerTo,
+        });
+        return { kind: 'created', request };
+      } catch (error) {
+        if (!(error instanceof WindowChangedError)) throw error;
+      }
+    }
+    return {
+      kind: 'refused',
+      reason:
+        'other requests to the same payee were being made at the same moment, so the approvals it needs could not be counted. Send it again',
+      checks: [],
+    };
   }
 
   /**

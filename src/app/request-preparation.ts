@@ -120,6 +120,7 @@ export class RequestPreparation {
           ...(needed.windowRaised && { windowRaised: needed.windowRaised }),
         },
         payee: payee && { tag: payee.check.tag, nameTag: payee.nameTag },
+        window: since ? { since, counted: earlier.map((request) => request.id) } : undefined,
       },
     };
   }

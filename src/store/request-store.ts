@@ -27,7 +27,7 @@ import { unsettledTwin } from './requests/unsettled-twin.ts';
 
 export type { ApprovalChecks, ApprovalRule, CountApprovalResult } from './requests/approve.ts';
 export type { AuditEntry } from './requests/audit.ts';
-export type { NewRequest } from './requests/create-request.ts';
+export { type NewRequest, WindowChangedError } from './requests/create-request.ts';
 export type { FreezeState } from './requests/freeze.ts';
 
 /**

@@ -72,6 +72,14 @@ describe('a policy window, end to end: one payment split under a threshold', () 
     });
   });
 
+  it('two parts sent at the same moment count each other: one of them needs two approvals', async () => {
+    const parts = await Promise.all([
+      payout(r, '6000', '000777666555'),
+      payout(r, '4000', '000777666555'),
+    ]);
+    expect(parts.map((part) => part.needs).sort()).toEqual([1, 2]);
+  });
+
   it('a cancelled request no longer counts', async () => {
     const first = await payout(r, '6000', '000444555666');
     expect((await r.bot.workflow.cancel(first.id, 'U0ALICE')).kind).toBe('done');

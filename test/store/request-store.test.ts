@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openPostgres } from '../../src/store/postgres.ts';
-import { RequestStore } from '../../src/store/request-store.ts';
+import { RequestStore, WindowChangedError } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, migrationVersions, type TestDatabase } from '../helpers/db.ts';
 import { checks, newRequest, payoutBody, testCipher, testSigner } from '../helpers/requests.ts';
 
@@ -65,6 +65,23 @@ describe.each(engines())('request store on %s', (engine) => {
     } finally {
       await fresh.drop();
     }
+  });
+
+  it('stores a request only while its policy window counts what it counted: of two made at once, one sees the other', async () => {
+    const payee = { tag: 'window-payee', nameTag: undefined };
+    const window = { since: new Date(Date.now() - 3_600_000), counted: [] };
+    const made = await Promise.allSettled(
+      [1, 2].map(() => store.create(newRequest({ payee, window }))),
+    );
+    const stored = made.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const refused = made.flatMap((result) => (result.status === 'rejected' ? [result.reason] : []));
+    expect(stored).toHaveLength(1);
+    expect(refused).toEqual([expect.any(WindowChangedError)]);
+
+    const counted = stored.map((request) => request.id);
+    const again = await store.create(newRequest({ payee, window: { ...window, counted } }));
+    const inWindow = await store.requestsToPayee('U0ALICE', payee.tag, window.since);
+    expect(inWindow.map((request) => request.id)).toEqual([...counted, again.id]);
   });
 
   it('creates a pending request that keeps the exact body and its fingerprint', async () => {

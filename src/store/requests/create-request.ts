@@ -1,7 +1,9 @@
 import type { PaymentRequest, RequestLabels } from '../../domain/approval.ts';
 import type { WriteOperationId } from '../../domain/operations.ts';
+import type { Queryable } from '../database.ts';
 import type { AnswerTarget } from '../outbox-store.ts';
 import { INSERT_AUDIT } from './audit.ts';
+import { IN_WINDOW } from './payees.ts';
 import {
   REQUEST_ROW_COLUMNS,
   REQUEST_TABLE_COLUMNS,
@@ -25,6 +27,22 @@ export interface NewRequest {
   labels?: RequestLabels | undefined;
   /** Where the requester's confirmation goes (the outbox delivers it). */
   answerTo?: AnswerTarget | undefined;
+  /**
+   * The earlier requests to its payee that its policy window counted (`requestsToPayee` since
+   * `since`): it is stored only if they are still exactly those, else `WindowChangedError`.
+   */
+  window?: { since: Date; counted: number[] } | undefined;
+}
+
+/**
+ * Not stored: a request to the same payee was made (or left the window) while this one was
+ * prepared, so the approvals it needs must be counted again.
+ */
+export class WindowChangedError extends Error {
+  constructor() {
+    super('the requests counted by its policy window changed while it was prepared');
+    this.name = 'WindowChangedError';
+  }
 }
 
 /**
@@ -51,10 +69,37 @@ const CREATE_REQUEST = `
   select ${REQUEST_ROW_COLUMNS}, '[]'::json as approval_list
     from created r`;
 
-/** The request and its audit row in one statement: one round trip, nothing half-written. */
+/**
+ * The request and its audit row in one statement: one round trip, nothing half-written. With a
+ * window, under a lock per requester and payee, so that two parts of one payment sent at the
+ * same moment cannot each be counted without the other (one of them sees the other and fails).
+ */
 export async function createRequest(
-  { db, cipher }: RequestDb,
+  store: RequestDb,
   { request }: { request: NewRequest },
+): Promise<PaymentRequest> {
+  const { window, payee } = request;
+  if (window === undefined || payee === undefined) return insertRequest(store.db, store, request);
+  return store.db.transaction(async (tx) => {
+    await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `payops.window:${request.requesterId}:${payee.tag}`,
+    ]);
+    const rows = await tx.query<{ id: unknown }>(`select id from ${IN_WINDOW}`, [
+      request.requesterId,
+      payee.tag,
+      window.since.toISOString(),
+    ]);
+    const current = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+    const counted = [...window.counted].sort((a, b) => a - b);
+    if (current.join() !== counted.join()) throw new WindowChangedError();
+    return insertRequest(tx, store, request);
+  });
+}
+
+async function insertRequest(
+  db: Queryable,
+  { cipher }: Pick<RequestDb, 'cipher'>,
+  request: NewRequest,
 ): Promise<PaymentRequest> {
   const [row] = await db.query<RequestRow>(CREATE_REQUEST, [
     request.operationId,

@@ -30,6 +30,11 @@ export async function payeeHistory(
   return { paidBefore: row?.paid ?? false, nameElsewhere: row?.elsewhere ?? [] };
 }
 
+/** The rows a window counts: requester $1, payee tag $2, since $3. */
+export const IN_WINDOW = `payment_requests
+  where requester_id = $1 and payee_tag = $2 and created_at >= $3
+    and status in ('pending', 'executing', 'submitted', 'unknown')`;
+
 /**
  * The requests `requesterId` made to the payee `payeeTag` since `since` that may still pay or
  * did (pending, being sent, submitted, outcome unknown), bodies opened: what a policy window
@@ -40,10 +45,7 @@ export async function requestsToPayee(
   { requesterId, payeeTag, since }: { requesterId: string; payeeTag: string; since: Date },
 ): Promise<Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>> {
   const rows = await db.query<Pick<RequestRow, 'id' | 'operation_id' | 'body' | 'created_at'>>(
-    `select id, operation_id, body, created_at from payment_requests
-      where requester_id = $1 and payee_tag = $2 and created_at >= $3
-        and status in ('pending', 'executing', 'submitted', 'unknown')
-      order by created_at`,
+    `select id, operation_id, body, created_at from ${IN_WINDOW} order by created_at`,
     [requesterId, payeeTag, since.toISOString()],
   );
   return rows.map((row) => ({

@@ -545,7 +545,11 @@ export class ApprovalWorkflow {
       },
       'reconciled an unknown outcome',
     );
-    return (await this.#deps.store.recordReconciliation(request.id, reconciliation)) ?? request;
+    // Kept only over what this check read: another replica's sweep may have checked it too.
+    const recorded = await this.#deps.store.recordReconciliation(request.id, reconciliation, {
+      reconciliation: request.reconciliation,
+    });
+    return recorded ?? (await this.#deps.store.get(request.id)) ?? request;
   }
 
   /**

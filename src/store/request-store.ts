@@ -123,8 +123,9 @@ export class RequestStore {
   recordReconciliation(
     id: number,
     reconciliation: Reconciliation,
+    checkedFrom?: { reconciliation: Reconciliation | undefined },
   ): Promise<PaymentRequest | undefined> {
-    return recordReconciliation(this.#store, { id, reconciliation });
+    return recordReconciliation(this.#store, { id, reconciliation, checkedFrom });
   }
 
   expireDue(now: Date): Promise<PaymentRequest[]> {

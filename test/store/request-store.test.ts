@@ -339,6 +339,30 @@ describe.each(engines())('request store on %s', (engine) => {
     expect(await ids(0)).not.toContain(request.id);
   });
 
+  it("records two replicas' checks of one unknown outcome once: the second read what the first replaced", async () => {
+    const request = await store.create(newRequest());
+    await store.approve(request.id, 'U0BOB', 'test', checks(noRule));
+    await store.finishExecution(request.id, 'unknown', { message: 'timeout' });
+    const [listed] = (await store.listUnresolved(0, 3_600_000)).filter(
+      (entry) => entry.id === request.id,
+    );
+    if (!listed) throw new Error('the unknown outcome is not listed');
+    const found = (providerId: string) => ({
+      checkedAt: new Date().toISOString(),
+      detail: '',
+      result: 'found' as const,
+      providerId,
+    });
+    const from = { reconciliation: listed.reconciliation };
+    const recorded = await Promise.all([
+      store.recordReconciliation(request.id, found('po_first'), from),
+      store.recordReconciliation(request.id, found('po_second'), from),
+    ]);
+    expect(recorded.filter((entry) => entry !== undefined)).toHaveLength(1);
+    const events = (await store.history(request.id)).map((entry) => entry.event);
+    expect(events.filter((event) => event === 'reconciled')).toHaveLength(1);
+  });
+
   it('an outcome unknown from before the canonical hold still holds the same payment after it', async () => {
     const body = payoutBody();
     const first = await store.create(newRequest({ body }));

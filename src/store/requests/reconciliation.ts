@@ -9,12 +9,15 @@ import { tellSlack } from './tell-slack.ts';
 
 /**
  * What a read, or a person (`resolvedBy`), learnt of an unknown outcome; never a new status.
- * A person's word (`resolvedBy`) is final: a later automatic check does not replace it.
+ * A person's word (`resolvedBy`) is final: a later automatic check does not replace it. A read's
+ * finding ($3) is kept only over the record the read started from ($4), so that two replicas'
+ * sweeps checking one request at once record it, and tell it, once.
  */
 const RECORD_RECONCILIATION = `
   update payment_requests set reconciliation = $2, updated_at = now()
    where id = $1 and status = 'unknown'
      and (reconciliation is null or reconciliation->>'resolvedBy' is null)
+     and (not $3::boolean or reconciliation is not distinct from $4::jsonb)
   returning fingerprint, status`;
 
 /**
@@ -33,14 +36,28 @@ const UNRESOLVED = `
    order by r.reconciliation->>'checkedAt' nulls first
    limit 20`;
 
+/**
+ * Recorded, unless the request is no longer unknown, a person resolved it, or (`checkedFrom`)
+ * another check recorded something since this one read the request: then undefined.
+ */
 export function recordReconciliation(
   { db, cipher }: RequestDb,
-  { id, reconciliation }: { id: number; reconciliation: Reconciliation },
+  {
+    id,
+    reconciliation,
+    checkedFrom,
+  }: {
+    id: number;
+    reconciliation: Reconciliation;
+    checkedFrom?: { reconciliation: Reconciliation | undefined } | undefined;
+  },
 ): Promise<PaymentRequest | undefined> {
   return db.transaction(async (tx) => {
     const [row] = await tx.query<{ fingerprint: string; status: string }>(RECORD_RECONCILIATION, [
       id,
       JSON.stringify(reconciliation),
+      checkedFrom !== undefined,
+      checkedFrom?.reconciliation ? JSON.stringify(checkedFrom.reconciliation) : null,
     ]);
     if (!row) return undefined;
     const { resolvedBy } = reconciliation;

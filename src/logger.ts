@@ -1,5 +1,6 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { maskLongNumbers, redactForLog, redactSensitiveText } from './domain/masking.ts';
+import { secretSpellings } from './domain/scrub.ts';
 
 export type { Logger } from 'pino';
 
@@ -18,10 +19,7 @@ export interface LoggerOptions {
  * and a last scrub of each finished line for the configured secret values themselves.
  */
 export function createLogger(options: LoggerOptions): Logger {
-  // A secret may be written raw or JSON-escaped inside a line; scrub both spellings.
-  const secrets = options.secrets
-    .filter((value) => value.length >= 6)
-    .flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
+  const secrets = secretSpellings(options.secrets);
   const target = options.destination ?? process.stdout;
   const scrubbing: DestinationStream = {
     write(line: string) {

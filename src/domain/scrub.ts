@@ -19,13 +19,18 @@ const secrets = new Set<string>();
  * secret), once at startup. Registered values stay registered: forgetting one is never safe.
  */
 export function registerSecrets(values: readonly string[]): void {
-  for (const value of values) {
-    if (value.length < MIN_SECRET_LENGTH) continue;
-    // A provider may echo a value raw, JSON-escaped or URL-encoded.
-    for (const spelling of [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)]) {
-      secrets.add(spelling);
-    }
-  }
+  for (const spelling of secretSpellings(values)) secrets.add(spelling);
+}
+
+/**
+ * Every way `values` may be written into a text: raw, JSON-escaped or URL-encoded (a provider
+ * or a library may echo a value any of these ways). Values too short to be secrets are left out.
+ */
+export function secretSpellings(values: readonly string[]): string[] {
+  return values
+    .filter((value) => value.length >= MIN_SECRET_LENGTH)
+    .flatMap((value) => [value, JSON.stringify(value).slice(1, -1), encodeURIComponent(value)])
+    .filter((spelling, index, all) => all.indexOf(spelling) === index);
 }
 
 /** `text` without any registered secret value. */

@@ -101,6 +101,19 @@ describe('README: /pay commands', () => {
   });
 });
 
+describe("payops's own messages", () => {
+  it('every `/pay <word>` they tell people to type is a command payops knows', () => {
+    const named = sourceFiles(join(ROOT, 'src')).flatMap((file) =>
+      [...readFileSync(file, 'utf8').matchAll(/`\/pay ([a-z][a-z-]*)/g)].map(([, word = '']) => ({
+        file: relative(ROOT, file),
+        word,
+      })),
+    );
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter(({ word }) => !isKnownWord(word))).toEqual([]);
+  });
+});
+
 function isKnownWord(word: string): boolean {
   if (isWriteCommandWord(word) || isAdminWord(word)) return true;
   return parseCommand(word).kind !== 'unknown';

@@ -66,7 +66,7 @@ function queueBlocks(content: HomeContent, room: number): KnownBlock[] {
   if (shown < queue.total) {
     blocks.push(
       section(
-        `${counted(queue.total - shown, 'more request')} waiting for you, not shown here: \`/pay pending\` lists them all.`,
+        `${counted(queue.total - shown, 'more request')} waiting for you, not shown here: \`/pay requests\` lists the pending requests.`,
       ),
     );
   }

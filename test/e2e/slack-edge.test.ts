@@ -126,6 +126,20 @@ describe('text no record can hold', () => {
     await ask(r, 'unfreeze', { userId: 'U0BOB' });
   });
 
+  it('a freeze reason quoted back to an approver shows as typed, never as a link', async () => {
+    const { id, ts } = await requested({ amount: '7.05' });
+    await ask(r, 'freeze see <https://evil.example|the incident doc>', { userId: 'U0BOB' });
+    try {
+      const click = await clickOn(id, ts, ACTION.approve, 'U0CAROL');
+      const answer = JSON.stringify((await r.slack.nextResponse(click.responseUrlId ?? '')).body);
+      expect(answer).toContain('Payments are frozen (see ');
+      expect(answer).not.toContain('<https://evil.example');
+      expect(answer).toContain('&lt;https://evil.example|the incident doc&gt;');
+    } finally {
+      await ask(r, 'unfreeze', { userId: 'U0BOB' });
+    }
+  });
+
   it('a NUL in a resolve note is dropped; an over-long note is refused with a message', async () => {
     const { id, ts } = await requested({ amount: '7.02' });
     // A 500 after sending and a list that cannot be read: the outcome stays unknown.

@@ -481,7 +481,7 @@ function approvalAnswer(
     case 'held':
       return heldText(`Your approval of #${id} was not counted (it stays pending)`, result.twin);
     case 'frozen':
-      return `Payments are frozen (${result.freeze.reason ?? 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`;
+      return `Payments are frozen (${result.freeze.reason ? freeText(result.freeze.reason, 300) : 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`;
     case 'recorded':
       return `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`;
   }

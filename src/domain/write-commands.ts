@@ -367,7 +367,7 @@ function valueProblem(name: string, value: string, isPathParam: boolean): string
   if (deceptive !== undefined) return deceptive;
   if (isPathParam || name.endsWith('_id')) return identifierProblem(value);
   if (sensitiveKind(name) === 'banking') {
-    return asciiProblem(value, 'a bank or wallet number') ?? spacingProblem(value);
+    return asciiProblem(value, 'a bank or wallet number', { echo: false }) ?? spacingProblem(value);
   }
   if (name === 'amount') return amountProblem(value);
   if (CURRENCY_FIELDS.has(name)) return currencyProblem(value);
@@ -396,18 +396,23 @@ function identifierProblem(value: string): string | undefined {
   if (value.length > MAX_IDENTIFIER_LENGTH) {
     return `${value.length} characters long; an id has at most ${MAX_IDENTIFIER_LENGTH}`;
   }
-  return asciiProblem(value, 'an id');
+  return asciiProblem(value, 'an id', { echo: true });
 }
 
 /**
  * Ids and bank or wallet numbers are made by machines from ASCII: any other character in one
- * (a Cyrillic `а`, a full-width digit) only makes it pass for another.
+ * (a Cyrillic `а`, a full-width digit) only makes it pass for another. A bank number is never
+ * echoed: grouped digits (`1234 5678 …`) would slip past the masking of long numbers.
  */
-function asciiProblem(value: string, what: string): string | undefined {
+function asciiProblem(
+  value: string,
+  what: string,
+  { echo }: { echo: boolean },
+): string | undefined {
   const other = /[^\x20-\x7e]/u.exec(value)?.[0];
-  return other === undefined
-    ? undefined
-    : `\`${clip(value)}\` contains \`${other}\` (${codePoint(other)}) — ${what} is written in plain ASCII letters, digits and signs; retype it`;
+  if (other === undefined) return undefined;
+  const subject = echo ? `\`${clip(value)}\` contains` : 'contains';
+  return `${subject} \`${other}\` (${codePoint(other)}) — ${what} is written in plain ASCII letters, digits and signs; retype it`;
 }
 
 function amountProblem(value: string): string | undefined {

@@ -67,7 +67,7 @@ export function renderRequestDetail(
 ): SlackMessage {
   const events = history.map(historyLine);
   const messages =
-    deliveries.length === 0 ? [] : ['*Slack messages*', ...deliveries.map(deliveryLine)];
+    deliveries.length === 0 ? [] : ['*Slack messages*', ...deliveryLines(deliveries)];
   const provider = request.follow ? providerHistoryLines(request.follow) : [];
   const facts = [...requestBlocks(request), ...sectionsOfLines([...provider, ...messages])];
   // The heading is the first unit, so it is laid out only when history follows it.
@@ -101,6 +101,36 @@ const DELIVERY_NAMES: Readonly<Record<DeliveryStatus['kind'], string>> = {
   notice: 'thread notice',
   confirmation: 'requester’s confirmation',
 };
+
+/** An unknown outcome is looked for every minute for days, each look redrawing its card. */
+const MAX_DELIVERY_LINES = 12;
+
+/**
+ * The deliveries, the card's settled redraws summed up in one last line and the oldest others
+ * left out past MAX_DELIVERY_LINES: within Slack's limits however long the request lives.
+ */
+function deliveryLines(deliveries: DeliveryStatus[]): string[] {
+  const settled = (delivery: DeliveryStatus) =>
+    delivery.kind === 'card_update' && ['delivered', 'superseded'].includes(delivery.state);
+  const redraws = deliveries.filter(settled);
+  const others = deliveries.filter((delivery) => !settled(delivery)).map(deliveryLine);
+  const summary = redraws.length > 0 ? [redrawsLine(redraws)] : [];
+  const room = MAX_DELIVERY_LINES - summary.length;
+  if (others.length <= room) return [...others, ...summary];
+  const hidden = others.length - (room - 1);
+  return [`• ${counted(hidden, 'earlier message')} not shown`, ...others.slice(hidden), ...summary];
+}
+
+function redrawsLine(redraws: DeliveryStatus[]): string {
+  const delivered = redraws.filter((delivery) => delivery.state === 'delivered');
+  const last = delivered.at(-1);
+  const skipped = redraws.length - delivered.length;
+  return [
+    `• ${counted(delivered.length, 'card redraw')} delivered`,
+    last ? `, the last ${when(last.deliveredAt ?? last.dueAt)}` : '',
+    skipped > 0 ? `; ${skipped} not needed (a newer drawing was delivered)` : '',
+  ].join('');
+}
 
 /** What the outbox did with one message: delivered, waiting and why, or failed and why. */
 function deliveryLine(delivery: DeliveryStatus): string {

@@ -110,6 +110,38 @@ describe('renderRequestDetail', () => {
     expect(JSON.stringify(message.blocks.at(-1))).toMatch(/Showing \d+ of 1000 events\./);
   });
 
+  it('a week of redraws and notices (an unknown outcome looked for every minute) stays within limits', () => {
+    const delivery = (
+      id: number,
+      kind: 'card_update' | 'notice',
+      state: 'delivered' | 'superseded',
+    ) => ({
+      id,
+      kind,
+      event: kind === 'notice' ? 'reconciled' : undefined,
+      state,
+      attempts: 1,
+      dueAt: '2026-03-01T10:00:00.000Z',
+      deliveredAt: state === 'delivered' ? '2026-03-01T10:00:01.000Z' : undefined,
+      lastError: undefined,
+    });
+    const week = Array.from({ length: 10_080 }, (_, index) =>
+      delivery(index + 1, 'card_update', index % 10 === 0 ? 'superseded' : 'delivered'),
+    );
+    const notices = Array.from({ length: 30 }, (_, index) =>
+      delivery(20_000 + index, 'notice', 'delivered'),
+    );
+    const { message, text } = rendered(
+      renderRequestDetail(payout(12, '1.00', { status: 'unknown' }), [], [...week, ...notices]),
+    );
+    expect(message.blocks.length).toBeLessThanOrEqual(50);
+    expect(text.length).toBeLessThan(12_000);
+    expect(text).toContain('9072 card redraws delivered, the last <!date^');
+    expect(text).toContain('1008 not needed');
+    expect(text).toContain('20 earlier messages not shown');
+    expect(text.match(/thread notice \(reconciled\): delivered/g)).toHaveLength(10);
+  });
+
   it('actors and events from the log are escaped: <!channel> stays text', () => {
     const { text } = rendered(
       renderRequestDetail(payout(12, '1.00'), [

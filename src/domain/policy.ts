@@ -467,6 +467,9 @@ const NOT_PENDING: Readonly<Record<Exclude<RequestStatus, 'pending'>, string>> =
   expired: 'has expired',
 };
 
+export const EXPIRED_REFUSAL =
+  'This request has expired, so it can no longer be approved: ask for a new request.';
+
 /**
  * Why a click on *Approve* must not count, or undefined when it may. Whether the clicker is an
  * approver at all is checked elsewhere, against the live approver list.
@@ -482,7 +485,7 @@ export function approvalRefusal(
   // An unreadable expiry counts as expired: never approve what might be stale.
   const expiresAt = Date.parse(request.expiresAt);
   if (!(now.getTime() < expiresAt)) {
-    return 'This request has expired, so it can no longer be approved: ask for a new request.';
+    return EXPIRED_REFUSAL;
   }
   if (request.requesterId === approverId) {
     return 'You requested this, so you cannot approve it: a second person must.';

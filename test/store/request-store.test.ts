@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
+import { EXPIRED_REFUSAL } from '../../src/domain/policy.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openPostgres } from '../../src/store/postgres.ts';
 import { RequestStore, WindowChangedError } from '../../src/store/request-store.ts';
@@ -361,6 +362,20 @@ describe.each(engines())('request store on %s', (engine) => {
     expect(recorded.filter((entry) => entry !== undefined)).toHaveLength(1);
     const events = (await store.history(request.id)).map((entry) => entry.event);
     expect(events.filter((event) => event === 'reconciled')).toHaveLength(1);
+  });
+
+  it('an approval written after the expiry, by the database clock, is refused and counts nothing', async () => {
+    // Still pending (no sweep yet), and the click's own rules saw it as valid: a slow click.
+    const past = new Date(Date.now() - 1_000);
+    const last = await store.create(newRequest({ expiresAt: past }));
+    const first = await store.create(newRequest({ expiresAt: past, requiredApprovals: 2 }));
+    for (const request of [last, first]) {
+      expect(await store.approve(request.id, 'U0BOB', 'test', checks(noRule))).toMatchObject({
+        kind: 'refused',
+        reason: EXPIRED_REFUSAL,
+      });
+      expect(await store.get(request.id)).toMatchObject({ status: 'pending', approvals: [] });
+    }
   });
 
   it('an outcome unknown from before the canonical hold still holds the same payment after it', async () => {

@@ -7,9 +7,13 @@ import { UNSETTLED } from './unsettled-twin.ts';
 
 /**
  * The two writes of an approval, each one statement written only if the request is still
- * pending at the version its rules were checked against: a request changed meanwhile writes
- * nothing and the caller reads it again.
+ * pending at the version its rules were checked against, and not expired by the database's
+ * clock: a request changed meanwhile writes nothing and the caller reads it again; an expired
+ * one is told as such (a slow click may pass its expiry between the read and the write).
  */
+
+/** Whether request $1 has expired, by the database's clock (one clock for every replica). */
+const EXPIRED = `(select expires_at <= now() from payment_requests where id = $1) as expired`;
 
 /** One approval, as both writes take it. */
 export interface ApprovalWrite {
@@ -38,12 +42,12 @@ const COUNT_APPROVAL = `approval as (
 const RECORD_APPROVAL = `
   with bumped as (
     update payment_requests set version = version + 1
-     where id = $1 and version = $3 and status = 'pending'
+     where id = $1 and version = $3 and status = 'pending' and expires_at > now()
     returning id, fingerprint
   ), ${COUNT_APPROVAL}, redraw as (
     ${enqueueCardUpdate('bumped')}
   )
-  select (select approved_at from approval) as approved_at`;
+  select (select approved_at from approval) as approved_at, ${EXPIRED}`;
 
 /**
  * The last approval needed and the claim, each with its audit row, written only if payments
@@ -67,7 +71,7 @@ const APPROVE_AND_CLAIM = `
     update payment_requests
        set version = version + 1, status = 'executing', claimed_at = now(), claimed_by = $7,
            claim_token = $8, updated_at = now()
-     where id = $1 and version = $3 and status = 'pending'
+     where id = $1 and version = $3 and status = 'pending' and expires_at > now()
        and not (select frozen from kill_switch)
        and not exists (select 1 from twin)
     returning id, fingerprint, updated_at
@@ -81,31 +85,28 @@ const APPROVE_AND_CLAIM = `
   )
   select (select approved_at from approval) as approved_at,
          (select updated_at from bumped) as claimed_updated_at,
-         (select held_by from twin) as held_by`;
+         (select held_by from twin) as held_by, ${EXPIRED}`;
 
-/**
- * Counts an approval that leaves more to be given: when it was counted, or undefined if the
- * request changed since it was read.
- */
+/** Not written: changed since it was read (another approval, a decision, a freeze), or expired. */
+export type NotWritten = { kind: 'changed' } | { kind: 'expired' };
+
+/** Counts an approval that leaves more to be given: when it was counted, or why it was not. */
 export async function recordApproval(
   db: Queryable,
   { id, approverId, version, seal, detail }: ApprovalWrite,
-): Promise<string | undefined> {
-  const [written] = await db.query<{ approved_at: Date | string | null }>(RECORD_APPROVAL, [
-    id,
-    approverId,
-    version,
-    seal,
-    JSON.stringify(detail),
-  ]);
-  return written?.approved_at ? iso(written.approved_at) : undefined;
+): Promise<{ kind: 'recorded'; approvedAt: string } | NotWritten> {
+  const [written] = await db.query<{ approved_at: Date | string | null; expired: boolean | null }>(
+    RECORD_APPROVAL,
+    [id, approverId, version, seal, JSON.stringify(detail)],
+  );
+  if (written?.approved_at) return { kind: 'recorded', approvedAt: iso(written.approved_at) };
+  return { kind: written?.expired ? 'expired' : 'changed' };
 }
 
 export type ClaimWritten =
   | { kind: 'claimed'; approvedAt: string; claimedAt: string }
   | { kind: 'held'; twin: UnsettledTwin }
-  /** Changed since it was read (another approval, a decision, a freeze). */
-  | { kind: 'changed' };
+  | NotWritten;
 
 /**
  * Counts the last approval needed and claims the request for `claimedBy` with `claimToken`.
@@ -124,6 +125,7 @@ export async function approveAndClaim(
       approved_at: Date | string | null;
       claimed_updated_at: Date | string | null;
       held_by: { id: unknown; status: UnsettledTwin['status'] } | string | null;
+      expired: boolean | null;
     }>(APPROVE_AND_CLAIM, [
       id,
       approval.approverId,
@@ -137,6 +139,7 @@ export async function approveAndClaim(
     ]);
   });
   if (!written?.approved_at) {
+    if (written?.expired) return { kind: 'expired' };
     if (!written?.held_by) return { kind: 'changed' };
     const twin =
       typeof written.held_by === 'string' ? JSON.parse(written.held_by) : written.held_by;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PaymentRequest, UnsettledTwin } from '../../domain/approval.ts';
+import { EXPIRED_REFUSAL } from '../../domain/policy.ts';
 import { type ApprovalWrite, approveAndClaim, recordApproval } from './approval-writes.ts';
 import { assertTransition } from './audit.ts';
 import { type FreezeState, loadWithFreeze } from './freeze.ts';
@@ -87,10 +88,11 @@ export async function countApproval(
     };
     const approved = (at: string) => [...request.approvals, { userId: approverId, at, seal }];
     if (counted + 1 < request.requiredApprovals) {
-      const approvedAt = await recordApproval(store.db, approval);
+      const written = await recordApproval(store.db, approval);
+      if (written.kind === 'expired') return { kind: 'refused', reason: EXPIRED_REFUSAL, request };
       // Changed since it was read (another approval, a decision): read it again.
-      if (approvedAt === undefined) continue;
-      return { kind: 'recorded', request: { ...request, approvals: approved(approvedAt) } };
+      if (written.kind === 'changed') continue;
+      return { kind: 'recorded', request: { ...request, approvals: approved(written.approvedAt) } };
     }
     if (freeze.frozen) return { kind: 'frozen', freeze, request };
     assertTransition(id, 'pending', 'executing');
@@ -100,6 +102,7 @@ export async function countApproval(
       claimedBy,
       claimToken,
     });
+    if (claim.kind === 'expired') return { kind: 'refused', reason: EXPIRED_REFUSAL, request };
     if (claim.kind === 'changed') continue;
     if (claim.kind === 'held') return { kind: 'held', twin: claim.twin, request };
     const claimed: PaymentRequest = {

@@ -207,7 +207,7 @@ export class ApprovalWorkflow {
       this.#deps.store.approve(id, approverId, this.#deps.instanceId, {
         refusal: (request) =>
           this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
-        stillCounted: (request) => this.#stillCounted(request),
+        stillCounted: (request) => this.#stillCounted(request, approverId),
         seal: (request, approver) => this.#deps.signer.approvalSeal(request, approver),
       }),
     );
@@ -553,20 +553,28 @@ export class ApprovalWorkflow {
   }
 
   /**
-   * The earlier approvals that still count when this one could complete the request: each
-   * approver asked about now, not from a cache, since someone removed from the approvers since
-   * must not help move money.
+   * When this approval could complete the request: whether its approver, and which earlier
+   * approvers, are approvers still, each asked about now rather than from a cache, since someone
+   * removed from the approvers must not move money, nor help to.
    */
-  async #stillCounted(request: PaymentRequest): Promise<{ counted: number } | { refusal: string }> {
-    const decisions = await Promise.all(
-      request.approvals.map((approval) =>
-        this.#deps.access.check(this.#deps.roles.approvers, approval.userId, { fresh: true }),
+  async #stillCounted(
+    request: PaymentRequest,
+    approverId: string,
+  ): Promise<{ counted: number } | { refusal: string }> {
+    const [clicker, ...decisions] = await Promise.all(
+      [approverId, ...request.approvals.map((approval) => approval.userId)].map((userId) =>
+        this.#deps.access.check(this.#deps.roles.approvers, userId, { fresh: true }),
       ),
     );
-    if (decisions.some((d) => !d.allowed && d.reason === 'directory_unavailable')) {
+    if ([clicker, ...decisions].some((d) => !d?.allowed && d?.reason === 'directory_unavailable')) {
       return {
         refusal:
-          'payops could not confirm with Slack that the earlier approvers are still approvers, so this approval was not counted. Try again in a minute.',
+          'payops could not confirm with Slack that you and the earlier approvers are still approvers, so this approval was not counted. Try again in a minute.',
+      };
+    }
+    if (!clicker?.allowed) {
+      return {
+        refusal: `You are no longer an approver, so your approval of #${request.id} was not counted.`,
       };
     }
     const counted = decisions.filter((decision) => decision.allowed).length;

@@ -167,6 +167,21 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     expect(createPayoutCalls(sandbox)).toHaveLength(1);
   });
 
+  it('an approver removed within the cached minute cannot send it: the completing click asks Slack now', async () => {
+    const { flow, store } = workflow();
+    const request = await requested(flow);
+    expect((await flow.canApprove('U0BOB')).allowed).toBe(true);
+    approverGroup = ['U0CAROL'];
+    expect((await flow.canApprove('U0BOB')).allowed).toBe(true); // still cached
+    expect(await flow.approve(request.id, 'U0BOB', APPROVAL_CARD)).toMatchObject({
+      kind: 'refused',
+      reason: `You are no longer an approver, so your approval of #${request.id} was not counted.`,
+    });
+    expect(await store.get(request.id)).toMatchObject({ status: 'pending', approvals: [] });
+    expect(createPayoutCalls(sandbox)).toEqual([]);
+    expect((await flow.approve(request.id, 'U0CAROL', APPROVAL_CARD)).kind).toBe('executed');
+  });
+
   it('holds the same payment written another way while the first is unsettled, and sends the bytes approved', async () => {
     const { flow, store } = workflow();
     const first = await requested(flow, { ...PAYOUT, amount: '5.50' });

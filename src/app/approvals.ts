@@ -266,14 +266,19 @@ export class ApprovalWorkflow {
     const result = await this.#approverDecides(
       id,
       userId,
-      (request) => resolveRefusal(request, userId),
-      () =>
-        this.#deps.store.recordReconciliation(id, {
-          checkedAt: this.#now().toISOString(),
-          result: executed ? 'found' : 'not_found',
-          detail: scrub(note),
-          resolvedBy: userId,
-        }),
+      (request) => resolveRefusal(request, userId, executed),
+      // Over what the rules were checked on only: a check may find it meanwhile.
+      (request) =>
+        this.#deps.store.recordReconciliation(
+          id,
+          {
+            checkedAt: this.#now().toISOString(),
+            result: executed ? 'found' : 'not_found',
+            detail: scrub(note),
+            resolvedBy: userId,
+          },
+          { reconciliation: request.reconciliation },
+        ),
     );
     if (result.kind === 'done') {
       this.#deps.logger.warn(
@@ -292,7 +297,7 @@ export class ApprovalWorkflow {
     id: number,
     userId: string,
     refusalOf: (request: PaymentRequest) => string | undefined,
-    act: () => Promise<PaymentRequest | undefined>,
+    act: (request: PaymentRequest) => Promise<PaymentRequest | undefined>,
   ): Promise<DecideResult> {
     const decision = await this.canApprove(userId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
@@ -300,7 +305,7 @@ export class ApprovalWorkflow {
     if (!request) return { kind: 'not_found' };
     const refusal = refusalOf(request);
     if (refusal) return { kind: 'refused', reason: refusal, request };
-    const done = await act();
+    const done = await act(request);
     this.#changed();
     return done ? { kind: 'done', request: done } : this.#lateRefusal(id, refusalOf);
   }
@@ -627,12 +632,23 @@ async function whenCardRecorded<T extends { kind: string; request?: PaymentReque
   }
 }
 
-function resolveRefusal(request: PaymentRequest, userId: string): string | undefined {
+function resolveRefusal(
+  request: PaymentRequest,
+  userId: string,
+  executed: boolean,
+): string | undefined {
+  const { reconciliation } = request;
   if (request.status !== 'unknown') {
     return `Request #${request.id} is ${request.status}: only an unknown outcome can be resolved.`;
   }
-  if (request.reconciliation?.resolvedBy) {
-    return `Request #${request.id} was already resolved by <@${request.reconciliation.resolvedBy}>.`;
+  if (reconciliation?.resolvedBy) {
+    return `Request #${request.id} was already resolved by <@${reconciliation.resolvedBy}>.`;
+  }
+  if (!executed && reconciliation?.result === 'found') {
+    const record = [reconciliation.providerId, reconciliation.providerStatus]
+      .filter((part) => part !== undefined)
+      .join(', status ');
+    return `payops found #${request.id} at the provider${record ? ` (${record})` : ''}: it was executed, so it cannot be resolved as not executed. If that record is another payment, check with the provider before requesting this one again.`;
   }
   if (request.requesterId === userId) {
     return `You requested #${request.id}: another approver must confirm its outcome.`;

@@ -182,6 +182,23 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     expect((await flow.approve(request.id, 'U0CAROL', APPROVAL_CARD)).kind).toBe('executed');
   });
 
+  it('an unknown outcome a read found cannot be resolved as not executed; as executed it can', async () => {
+    const { flow, store } = workflow();
+    const request = await requested(flow);
+    sandbox.addFault({ kind: 'execute_then_drop', operationId: 'createPayout', times: 1 });
+    await flow.approve(request.id, 'U0BOB', APPROVAL_CARD);
+    const found = await store.get(request.id);
+    expect(found).toMatchObject({ status: 'unknown', reconciliation: { result: 'found' } });
+
+    const refused = await flow.resolve(request.id, 'U0CAROL', false, 'not in the dashboard');
+    expect(refused).toMatchObject({ kind: 'refused' });
+    expect('reason' in refused && refused.reason).toContain(
+      `payops found #${request.id} at the provider (${found?.reconciliation?.providerId}, status `,
+    );
+    expect((await store.get(request.id))?.reconciliation).toEqual(found?.reconciliation);
+    expect((await flow.resolve(request.id, 'U0CAROL', true, 'seen')).kind).toBe('done');
+  });
+
   it('holds the same payment written another way while the first is unsettled, and sends the bytes approved', async () => {
     const { flow, store } = workflow();
     const first = await requested(flow, { ...PAYOUT, amount: '5.50' });

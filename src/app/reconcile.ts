@@ -88,6 +88,14 @@ export async function reconcile(
     };
   }
   const { match } = matched;
+  if (match.undated) {
+    // Nothing shows it was made after the approval: it may be an earlier, identical payment.
+    return {
+      checkedAt,
+      result: 'ambiguous',
+      detail: `${match.id ?? 'a record'} in ${where} matches it but shows no creation time, so it may be an earlier payment; check at the provider`,
+    };
+  }
   return {
     checkedAt,
     result: 'found',
@@ -174,11 +182,7 @@ function idsOf(candidates: readonly MatchCandidate[]): string {
     .join(', ');
 }
 
-/** What the match rests on, when it is less than every field shown whole and dated. */
+/** What the match rests on, when it is less than every field shown whole. */
 function caveats(match: MatchCandidate): string {
-  const notes = [
-    ...(match.partial.length > 0 ? [`${match.partial.join(', ')} shown only in part`] : []),
-    ...(match.undated ? ['the record shows no creation time'] : []),
-  ];
-  return notes.length > 0 ? ` (${notes.join('; ')})` : '';
+  return match.partial.length > 0 ? ` (${match.partial.join(', ')} shown only in part)` : '';
 }

@@ -149,6 +149,17 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     },
   );
 
+  it('a single match that shows no creation time is ambiguous, not found: it may be an earlier payment', async () => {
+    const request = await payoutAmong('36.70', 0);
+    payments.sandbox.setListView({ renames: { created_at: 'made' } });
+    const result = await reconcile(payments.client, request);
+    expect(result.result).toBe('ambiguous');
+    expect(result.providerId).toBeUndefined();
+    expect(result.detail).toMatch(
+      /^po_\w+ in \/payouts matches it but shows no creation time, so it may be an earlier payment/,
+    );
+  });
+
   it('reports ambiguity when two payouts on different pages match equally', async () => {
     const fields = { ...EXAMPLE_CALLS.createPayout.body, amount: '34.40' } as Record<
       string,

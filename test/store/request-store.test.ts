@@ -378,6 +378,20 @@ describe.each(engines())('request store on %s', (engine) => {
     }
   });
 
+  it('an unknown outcome is looked for a week from when it was sent, however old the request', async () => {
+    const request = await store.create(newRequest());
+    const week = 7 * 24 * 3_600_000;
+    await store.approve(request.id, 'U0BOB', 'test', checks(noRule));
+    await store.finishExecution(request.id, 'unknown', { message: 'timeout' });
+    // Requested eight days ago (a long expiry), sent just now.
+    await database.db.query(
+      "update payment_requests set created_at = now() - interval '8 days' where id = $1",
+      [request.id],
+    );
+    const listed = (await store.listUnresolved(0, week)).map((entry) => entry.id);
+    expect(listed).toContain(request.id);
+  });
+
   it('an outcome unknown from before the canonical hold still holds the same payment after it', async () => {
     const body = payoutBody();
     const first = await store.create(newRequest({ body }));

@@ -22,12 +22,14 @@ const RECORD_RECONCILIATION = `
 
 /**
  * Unknown outcomes still unresolved — never checked, or not found / check failed at least $1 ms
- * ago, and not settled by a person — created within the last $2 ms, oldest check first.
+ * ago, and not settled by a person — sent (or claimed) within the last $2 ms, oldest check
+ * first: a request approved late in its life is looked for as long as one approved at once.
  */
 const UNRESOLVED = `
   ${SELECT_REQUEST}
    where r.status = 'unknown'
-     and r.created_at > now() - make_interval(secs => $2::double precision / 1000)
+     and coalesce(r.sent_at, r.claimed_at, r.created_at)
+         > now() - make_interval(secs => $2::double precision / 1000)
      and (r.reconciliation is null
           or (r.reconciliation->>'result' in ('not_found', 'check_failed')
               and r.reconciliation->>'resolvedBy' is null

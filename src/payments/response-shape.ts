@@ -4,6 +4,8 @@
  * identifying fields under common names — and return `undefined` rather than guess.
  */
 
+import { OPERATIONS } from '../domain/operations.ts';
+
 export type JsonRecord = Record<string, unknown>;
 
 export function isRecord(value: unknown): value is JsonRecord {
@@ -70,6 +72,7 @@ export interface RecordIdentity {
 }
 
 const ID_KEYS = ['id', 'uuid', 'reference', 'ref'];
+const SUFFIXED_ID = /(^|_)id$|Id$/;
 const NAME_KEYS = ['name', 'label', 'business_name', 'account_owner_name', 'chain', 'title'];
 const STATUS_KEYS = ['status', 'state'];
 const CREATED_KEYS = ['created_at', 'createdAt', 'created', 'timestamp', 'date', 'updated_at'];
@@ -102,10 +105,35 @@ export function identityKeys(record: JsonRecord): Record<keyof RecordIdentity, s
   };
 }
 
-/** `payout_id`, `transferId`: a record's own id when it has no plain `id`. */
+/** Ids of other records a record may name: the catalogue's `*_id` fields and path ids. */
+const REFERENCE_ID_KEYS: ReadonlySet<string> = new Set(
+  Object.values(OPERATIONS)
+    .flatMap((spec) => [...spec.bodyFields, ...spec.pathParams, ...spec.query.map((q) => q.name)])
+    .filter((name) => SUFFIXED_ID.test(name))
+    .flatMap((name) => [name, snakeCase(name), camelCase(name)])
+    .concat(['customer_id', 'customerId']),
+);
+
+/**
+ * `payout_id`, `transferId`: a record's own id when it has no plain `id` — its only such key,
+ * or else the only one that names no other record (`wallet_id` beside `transfer_id` is the
+ * transfer's wallet). Several of either kind: no id, rather than another record's.
+ */
 function suffixedIdKey(record: JsonRecord): string | undefined {
-  const key = Object.keys(record).find((name) => /(^|_)id$|Id$/.test(name));
-  return key !== undefined && scalarText(record[key]) !== undefined ? key : undefined;
+  const keys = Object.keys(record).filter(
+    (name) => SUFFIXED_ID.test(name) && scalarText(record[name]) !== undefined,
+  );
+  if (keys.length === 1) return keys[0];
+  const own = keys.filter((name) => !REFERENCE_ID_KEYS.has(name));
+  return own.length === 1 ? own[0] : undefined;
+}
+
+function snakeCase(name: string): string {
+  return name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+function camelCase(name: string): string {
+  return name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
 function firstScalarKey(record: JsonRecord, keys: string[]): string | undefined {

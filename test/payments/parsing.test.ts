@@ -117,4 +117,15 @@ describe('lists and records of unknown shape', () => {
     });
     expect(recordIdentity(null).id).toBeUndefined();
   });
+
+  it("never takes another record's id for a record's own: wallet_id beside transfer_id is its wallet", () => {
+    const transfer = { wallet_id: 'wal_1', external_account_id: 'ea_1', transfer_id: 'tr_9' };
+    expect(recordIdentity(transfer).id).toBe('tr_9');
+    expect(recordIdentity({ walletId: 'wal_1', transferId: 'tr_9' }).id).toBe('tr_9');
+    // A wallet listed under its own wallet_id, alone.
+    expect(recordIdentity({ wallet_id: 'wal_1', chain: 'ethereum' }).id).toBe('wal_1');
+    // Only references, or two ids of its own: no id rather than a guess.
+    expect(recordIdentity({ wallet_id: 'wal_1', external_account_id: 'ea_1' }).id).toBeUndefined();
+    expect(recordIdentity({ payout_id: 'po_1', batch_id: 'b_1' }).id).toBeUndefined();
+  });
 });

@@ -157,7 +157,10 @@ export class Follower {
   /** Its record: by the provider's id when known, else as reconciliation matches it. */
   async #find(followUp: ClaimedFollowUp, items: readonly unknown[]): Promise<RecordInList> {
     if (followUp.providerId !== undefined) {
-      const record = items.find((item) => recordIdentity(item).id === followUp.providerId);
+      const records = items.filter((item) => recordIdentity(item).id === followUp.providerId);
+      const [record] = records;
+      // Two records under one id: neither is taken for it.
+      if (records.length > 1) return { kind: 'ambiguous', count: records.length };
       return record === undefined ? { kind: 'absent' } : { kind: 'found', record };
     }
     const request = await this.#deps.requests.get(followUp.requestId);

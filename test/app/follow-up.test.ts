@@ -91,6 +91,28 @@ describe('the follower', () => {
     expect(follow?.lastError).toBe('2 records in /payouts could be it; payops does not guess');
   });
 
+  it('never takes one of two records listed under the same id for the one it follows', async () => {
+    // Records shown without an id of their own but their wallet's: each payout of it looks alike.
+    const wallet = EXAMPLE_CALLS.createPayout.body?.wallet_id as string;
+    const { id, madeIds } = await submitted(
+      '33.33',
+      { providerId: wallet, providerStatus: 'pending' },
+      2,
+    );
+    sandbox.setListView({ renames: { id: 'ref_x' } });
+    try {
+      sandbox.setRecordStatus(madeIds[0] as string, 'completed');
+      await follower.followDue();
+    } finally {
+      sandbox.setListView({});
+    }
+    const follow = (await requests.get(id))?.follow;
+    expect(follow?.history.map((seen) => seen.status)).toEqual(['pending']);
+    expect(follow?.lastError).toMatch(
+      /^\d+ records in \/payouts could be it; payops does not guess$/,
+    );
+  });
+
   it('stops at once, without a read, when the write’s answer was already final', async () => {
     const { id } = await submitted('33.33', { providerId: 'po_x', providerStatus: 'Settled' });
     // Only this one is open: a due look at the others would read the list for all.

@@ -139,10 +139,23 @@ export async function readWriteList(
       return read;
     }
     read.pages += 1;
-    const items = findList(body)?.items ?? [];
+    const list = findList(body);
+    if (list === undefined) {
+      read.unfinished = `page ${read.pages} holds no list payops can read`;
+      return read;
+    }
+    const { items, total } = list;
     read.records.push(...items);
     const next = nextPageOf(body, items, listPath);
-    if (next.kind === 'end' || items.length === 0) return read;
+    if (next.kind === 'end' || items.length === 0) {
+      // A reply may leave out how to ask for more: what it says of its size still counts.
+      if (total !== undefined && total > read.records.length) {
+        read.unfinished = `the list says it holds ${total} records, and its pages showed ${read.records.length}`;
+      } else if (next.kind === 'end' && items.length > 0 && items.length === query.limit) {
+        read.unfinished = `page ${read.pages} is full (${items.length} records) and says nothing of a next one`;
+      }
+      return read;
+    }
     if (newestFirstPast(read.records, approvedAt)) return read;
     if (next.kind === 'unfollowable') {
       read.unfinished = `the list goes on and ${next.reason}`;

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_RECONCILE_PAGES, reconcile } from '../../src/app/reconcile.ts';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
@@ -228,6 +230,68 @@ describe('reconciliation of a newest-first list', () => {
     } finally {
       await ownClient.close();
       await own.close();
+    }
+  });
+});
+
+describe('reconciliation of a list reply that does not say it is whole', () => {
+  /** A provider whose every list reply is `reply`. */
+  async function providerAnswering(reply: unknown) {
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(reply));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = clientFor(`http://127.0.0.1:${port}/v1`);
+    return {
+      client,
+      close: async () => {
+        await client.close();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  const payout = approved(
+    'createPayout',
+    {},
+    EXAMPLE_CALLS.createPayout.body as Record<string, string>,
+  );
+  const transfer = approved(
+    'createTransfer',
+    {},
+    EXAMPLE_CALLS.createTransfer.body as Record<string, string>,
+  );
+  const other = (index: number) => ({ id: `x_${index}`, amount: '1.00', status: 'completed' });
+
+  it.each<[string, PaymentRequest, unknown, RegExp]>([
+    [
+      'holds no list',
+      payout,
+      { message: 'ok' },
+      /^no record among 0 records on 1 page of \/payouts matches it, but page 1 holds no list payops can read/,
+    ],
+    [
+      'announces more records than its pages showed',
+      payout,
+      { data: [other(1)], total: 120 },
+      /but the list says it holds 120 records, and its pages showed 1/,
+    ],
+    [
+      'fills the page it asked for and says nothing of a next one',
+      transfer,
+      Array.from({ length: 50 }, (_, index) => other(index)),
+      /but page 1 is full \(50 records\) and says nothing of a next one/,
+    ],
+  ])('is not "not found" when the reply %s', async (_what, request, reply, detail) => {
+    const provider = await providerAnswering(reply);
+    try {
+      const result = await reconcile(provider.client, request);
+      expect(result.result).toBe('check_failed');
+      expect(result.detail).toMatch(detail);
+    } finally {
+      await provider.close();
     }
   });
 });

@@ -217,6 +217,44 @@ describe('the App Home: each person their queue', () => {
   });
 });
 
+describe('a rejection from the Home answered after its form closed', () => {
+  let r: Rehearsal;
+  beforeAll(async () => {
+    r = await startRehearsal({ slack: { rateLimits: 'off' } });
+  });
+  afterAll(() => r.close());
+
+  it('is told in a direct message, refusal included, when it took longer than the form waits', async () => {
+    const { id } = await requestPayout(r, '14.00', 'U0DAVE');
+    await openHome(r, 'U0BOB');
+    const bob = await homeWhere(r, 'U0BOB', (view) => queueOf(view).includes(id));
+    const button = homeButtons(bob, ACTION.homeReject).find((b) => b.id === id);
+    await clickHome(r, 'U0BOB', ACTION.homeReject, String(button?.value));
+    const viewId = String(r.slack.callsTo('views.update').at(-1)?.args.view_id);
+    // Cancelled meanwhile, and Slack's directory slow to say bob is still an approver.
+    expect((await r.bot.workflow.cancel(id, 'U0DAVE')).kind).toBe('done');
+    await r.driver.event({ event: { type: 'subteam_members_changed', subteam_id: 'S0APPROVERS' } });
+    r.slack.delayNext('usergroups.users.list', 2_500);
+    const submitted = await r.driver.viewSubmission({
+      userId: 'U0BOB',
+      view: {
+        id: viewId,
+        state: { values: { reason: { reason: { type: 'plain_text_input', value: 'late' } } } },
+      },
+    });
+    expect(submitted.ack?.response_action).toBeUndefined();
+    const told = await r.slack.waitForCall(
+      'chat.postMessage',
+      (call) => call.args.channel === 'U0BOB',
+      {
+        timeoutMs: 8_000,
+      },
+    );
+    expect(String(told.args.text)).toContain(`#${id}`);
+    expect(String(told.args.text)).not.toContain('is rejected');
+  });
+});
+
 describe('reminders of requests left waiting', () => {
   let r: Rehearsal;
 

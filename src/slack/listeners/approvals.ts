@@ -153,15 +153,22 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
     clearTimeout(answerInTime);
     if (early?.refusal !== undefined) return errors(early.refusal);
     await ack();
-    // Past the deadline the form is closed; its outcome comes as a message instead (in the
-    // channel of the Reject button, which is the approval message's).
+    // Past the deadline the form is closed; its outcome comes as a message instead: in the
+    // channel of the Reject button (the approval message's), or from a Home tab, which has
+    // none, as a direct message from payops.
     const answer = early ?? (await decided);
     const channelId = 'channelId' in form.origin ? form.origin.channelId : undefined;
-    if (early === undefined && channelId) {
+    if (early === undefined) {
       const text = answer.refusal ?? `Request #${form.id} is rejected; nothing was sent.`;
-      await client.chat
-        .postEphemeral({ channel: channelId, user: body.user.id, text })
-        .catch((error) => deps.logger.warn({ err: error }, 'could not tell a late rejection'));
+      const told =
+        'home' in form.origin
+          ? client.chat.postMessage({ channel: body.user.id, text })
+          : channelId
+            ? client.chat.postEphemeral({ channel: channelId, user: body.user.id, text })
+            : undefined;
+      await told?.catch((error) =>
+        deps.logger.warn({ err: error }, 'could not tell a late rejection'),
+      );
     }
   });
 

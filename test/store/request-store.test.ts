@@ -251,6 +251,27 @@ describe.each(engines())('request store on %s', (engine) => {
     return request;
   }
 
+  it('the fence waits for a freeze being written, and then lets nothing out', async () => {
+    const request = await store.create(newRequest());
+    const claim = await store.approve(request.id, 'U0BOB', 'test', checks(noRule));
+    if (claim.kind !== 'claimed') throw new Error(`not claimed: ${claim.kind}`);
+    let fenced: ReturnType<RequestStore['markSending']> | undefined;
+    await database.db.transaction(async (tx) => {
+      await tx.query("update freeze_state set frozen = true, reason = 'drill' where id = 1");
+      // On PostgreSQL another connection; on PGlite it runs after this transaction.
+      fenced = store.markSending(request.id, claim.claimToken, 60_000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    try {
+      expect(await fenced).toMatchObject({
+        kind: 'refused',
+        reason: expect.stringMatching(/frozen \(drill\)/),
+      });
+    } finally {
+      await store.setFreeze(false, 'U0CAROL', undefined);
+    }
+  });
+
   it('expires due requests and recovers stale executions: unknown if let out, failed if never', async () => {
     const due = await store.create(newRequest({ expiresAt: new Date(Date.now() - 1_000) }));
     const expired = await store.expireDue(new Date());

@@ -2,18 +2,21 @@ import type { Queryable } from '../database.ts';
 
 /**
  * Marks the request sent only if it is executing under `claimToken`, not sent yet, claimed
- * within the lease ($3 ms) and payments are not frozen; reads the kill switch either way.
+ * within the lease ($3 ms) and payments are not frozen; reads the kill switch either way,
+ * share-locked as the claim does, so a freeze being written is waited for and seen.
  */
 const MARK_SENDING = `
-  with sending as (
+  with kill_switch as (
+    select frozen, reason from freeze_state where id = 1 for share
+  ), sending as (
     update payment_requests set sent_at = now()
      where id = $1 and status = 'executing' and claim_token = $2 and sent_at is null
        and claimed_at > clock_timestamp() - make_interval(secs => $3::double precision / 1000)
-       and not (select frozen from freeze_state where id = 1)
+       and not (select frozen from kill_switch)
     returning id
   )
-  select exists (select 1 from sending) as sent, f.frozen, f.reason as freeze_reason
-    from freeze_state f where f.id = 1`;
+  select exists (select 1 from sending) as sent, k.frozen, k.reason as freeze_reason
+    from kill_switch k`;
 
 /**
  * The fence before the one call: records that it is being sent, only if the claim is still

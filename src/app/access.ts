@@ -17,16 +17,27 @@ export type AccessDecision =
 
 interface CachedGroup {
   members: ReadonlySet<string>;
-  expiresAt: number;
+  readAt: number;
 }
+
+/**
+ * How recent a "fresh" answer is. Slack allows about 20 `usergroups.users.list` calls a
+ * minute: a batch of approvals shares one read per group every few seconds instead of being
+ * refused, and a removal Slack's change event did not announce is seen within this long.
+ */
+export const FRESH_MS = 5_000;
 
 export class AccessControl {
   readonly #directory: GroupDirectory;
   readonly #ttlMs: number;
   readonly #now: () => number;
   readonly #cache = new Map<string, CachedGroup>();
-  /** One directory call per group at a time, however many clicks arrive together. */
-  readonly #pending = new Map<string, Promise<ReadonlySet<string>>>();
+  readonly #forgottenAt = new Map<string, number>();
+  /** A read under way, shared by the checks it is recent enough for. */
+  readonly #pending = new Map<
+    string,
+    { startedAt: number; members: Promise<ReadonlySet<string>> }
+  >();
 
   constructor(directory: GroupDirectory, options: { ttlMs?: number; now?: () => number } = {}) {
     this.#directory = directory;
@@ -35,8 +46,9 @@ export class AccessControl {
   }
 
   /**
-   * Whether `userId` holds `role`. `fresh` asks the directory now rather than trusting a cached
-   * answer: for the decisions that move money, where a removal must take effect at once.
+   * Whether `userId` holds `role`. `fresh` wants the directory's answer of the last FRESH_MS
+   * rather than the cached minute's: for the decisions that move money, where a removal must
+   * take effect at once.
    */
   async check(
     role: RoleMembers,
@@ -44,11 +56,11 @@ export class AccessControl {
     options: { fresh?: boolean } = {},
   ): Promise<AccessDecision> {
     if (role.users.has(userId)) return { allowed: true };
+    const maxAgeMs = options.fresh ? Math.min(FRESH_MS, this.#ttlMs) : this.#ttlMs;
     let unavailable = false;
     for (const groupId of role.groups) {
       try {
-        if (options.fresh) this.forget(groupId);
-        if ((await this.#groupMembers(groupId)).has(userId)) return { allowed: true };
+        if ((await this.#groupMembers(groupId, maxAgeMs)).has(userId)) return { allowed: true };
       } catch {
         unavailable = true;
       }
@@ -56,26 +68,41 @@ export class AccessControl {
     return { allowed: false, reason: unavailable ? 'directory_unavailable' : 'not_member', role };
   }
 
-  /** Drops a group's cached members, e.g. when Slack reports a membership change. */
+  /**
+   * Drops a group's cached members, e.g. when Slack reports a membership change: a read already
+   * under way may predate the change, so it is neither shared nor kept.
+   */
   forget(groupId: string): void {
     this.#cache.delete(groupId);
+    this.#pending.delete(groupId);
+    this.#forgottenAt.set(groupId, this.#now());
   }
 
-  async #groupMembers(groupId: string): Promise<ReadonlySet<string>> {
+  /** The group's members as read at most `maxAgeMs` ago (a read under way counts from its start). */
+  async #groupMembers(groupId: string, maxAgeMs: number): Promise<ReadonlySet<string>> {
+    const now = this.#now();
     const cached = this.#cache.get(groupId);
-    if (cached && cached.expiresAt > this.#now()) return cached.members;
-    let pending = this.#pending.get(groupId);
-    if (!pending) {
-      pending = this.#directory
-        .members(groupId)
-        .then((list) => {
-          const members = new Set(list);
-          this.#cache.set(groupId, { members, expiresAt: this.#now() + this.#ttlMs });
-          return members;
-        })
-        .finally(() => this.#pending.delete(groupId));
-      this.#pending.set(groupId, pending);
-    }
-    return pending;
+    if (cached && now - cached.readAt < maxAgeMs) return cached.members;
+    const pending = this.#pending.get(groupId);
+    if (pending && now - pending.startedAt < maxAgeMs) return pending.members;
+    const read = {
+      startedAt: now,
+      members: this.#directory.members(groupId).then((list) => {
+        const members: ReadonlySet<string> = new Set(list);
+        const latest = this.#cache.get(groupId);
+        const forgotten = this.#forgottenAt.get(groupId) ?? Number.NEGATIVE_INFINITY;
+        if (now > forgotten && (!latest || latest.readAt <= now)) {
+          this.#cache.set(groupId, { members, readAt: now });
+        }
+        return members;
+      }),
+    };
+    read.members
+      .finally(() => {
+        if (this.#pending.get(groupId) === read) this.#pending.delete(groupId);
+      })
+      .catch(() => undefined);
+    this.#pending.set(groupId, read);
+    return read.members;
   }
 }

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { AccessControl, FRESH_MS } from '../../src/app/access.ts';
+import { parseRoleMembers } from '../../src/domain/roles.ts';
+
+/** Group membership as Slack's directory answers it, counting the reads; `hold` makes reads wait. */
+function directory(initial: string[]) {
+  const state = { members: initial, reads: 0, gate: undefined as Promise<void> | undefined };
+  return {
+    state,
+    members: async () => {
+      state.reads++;
+      const members = state.members;
+      await state.gate;
+      return members;
+    },
+    /** Reads wait until the returned function is called. */
+    hold(): () => void {
+      let open = () => {};
+      state.gate = new Promise<void>((resolve) => {
+        open = resolve;
+      });
+      return () => {
+        state.gate = undefined;
+        open();
+      };
+    },
+  };
+}
+
+const approvers = parseRoleMembers('S0APPROVERS', 'approver').members;
+
+describe('access control', () => {
+  it('a fresh check reads the group again once its last read is FRESH_MS old, not at every click', async () => {
+    let clock = 0;
+    const slack = directory(['U0BOB']);
+    const access = new AccessControl(slack, { now: () => clock });
+    // A batch of approvals, one every 2 s for a minute.
+    for (let click = 0; click < 30; click++) {
+      expect((await access.check(approvers, 'U0BOB', { fresh: true })).allowed).toBe(true);
+      clock += 2_000;
+    }
+    expect(slack.state.reads).toBeLessThanOrEqual(Math.ceil(60_000 / FRESH_MS) + 1);
+    expect(slack.state.reads).toBeLessThan(20); // Slack's tier 2, per minute
+
+    slack.state.members = [];
+    expect((await access.check(approvers, 'U0BOB')).allowed).toBe(true); // the cached minute
+    clock += FRESH_MS;
+    expect(await access.check(approvers, 'U0BOB', { fresh: true })).toMatchObject({
+      allowed: false,
+      reason: 'not_member',
+    });
+  });
+
+  it('a change Slack announces drops the cache at once, and a read begun before it is not kept', async () => {
+    const slack = directory(['U0BOB']);
+    const access = new AccessControl(slack, { now: () => 0 });
+    const open = slack.hold();
+    const before = access.check(approvers, 'U0BOB');
+    access.forget('S0APPROVERS');
+    slack.state.members = [];
+    open();
+    expect((await before).allowed).toBe(true);
+    expect((await access.check(approvers, 'U0BOB')).allowed).toBe(false);
+    expect(slack.state.reads).toBe(2);
+  });
+});

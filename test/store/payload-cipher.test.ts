@@ -69,4 +69,20 @@ describe.each(engines())('payloads at rest on %s', (engine) => {
     const after = new RequestStore(database.db, new PayloadCipher({ current: NEW, old: [] }));
     expect((await after.get(sealed.id))?.body).toBe(BODY);
   });
+
+  it('rotation waits for a row a replica holds locked rather than leave it on the old key', async () => {
+    const before = new RequestStore(database.db, new PayloadCipher({ current: OLD, old: [] }));
+    const held = await before.create(newRequest({ body: BODY }));
+    const rotating = new RequestStore(database.db, new PayloadCipher({ current: NEW, old: [OLD] }));
+    let rotated: Promise<number> | undefined;
+    await database.db.transaction(async (tx) => {
+      // A replica's write on the row (an approval, a redraw) holds it while rotation runs.
+      await tx.query('update payment_requests set updated_at = now() where id = $1', [held.id]);
+      rotated = rotating.reencryptPayloads();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    expect(await rotated).toBe(1);
+    const after = new RequestStore(database.db, new PayloadCipher({ current: NEW, old: [] }));
+    expect((await after.get(held.id))?.body).toBe(BODY);
+  });
 });

@@ -174,20 +174,7 @@ export const paymentsEnvSchema = z
     PAYMENTS_WRITE_TIMEOUT_MS: wholeNumber('PAYMENTS_WRITE_TIMEOUT_MS', 30_000, 100, 300_000),
     PAYMENTS_MAX_IN_FLIGHT: wholeNumber('PAYMENTS_MAX_IN_FLIGHT', 16, 1, 256),
     PAYMENTS_READ_RETRIES: wholeNumber('PAYMENTS_READ_RETRIES', 2, 0, 5),
-    LOG_LEVEL: z
-      .string()
-      .optional()
-      .transform((value, ctx) => {
-        const level = (value ?? '').trim().toLowerCase() || 'info';
-        if (!(LOG_LEVELS as readonly string[]).includes(level)) {
-          ctx.addIssue({
-            code: 'custom',
-            message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`,
-          });
-          return z.NEVER;
-        }
-        return level as (typeof LOG_LEVELS)[number];
-      }),
+    LOG_LEVEL: logLevel('info'),
   })
   .superRefine((env, ctx) => {
     // A write must be given at least as long as a read: it is the call that cannot be retried.
@@ -476,6 +463,24 @@ const approvalsEnvSchema = z.object({
   PAYOPS_FOLLOW_INTERVAL_MS: wholeNumber('PAYOPS_FOLLOW_INTERVAL_MS', 60_000, 100, 3_600_000),
 });
 
+/** LOG_LEVEL, `fallback` when unset or blank. */
+function logLevel(fallback: (typeof LOG_LEVELS)[number]) {
+  return z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const level = (value ?? '').trim().toLowerCase() || fallback;
+      if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`,
+        });
+        return z.NEVER;
+      }
+      return level as (typeof LOG_LEVELS)[number];
+    });
+}
+
 const storeEnvSchema = z.object({
   DATABASE_URL: z
     .string()
@@ -499,6 +504,9 @@ const storeEnvSchema = z.object({
     .optional()
     .transform((value) => value === 'true'),
 });
+
+/** The store tools say only what matters to an operator unless asked. */
+const storeToolEnvSchema = z.object({ LOG_LEVEL: logLevel('warn') });
 
 function parsedUrl(text: string): URL | undefined {
   try {
@@ -775,6 +783,7 @@ export interface StoreToolConfig {
   store: StoreConfig;
   signingKey: Buffer;
   encryption: EncryptionConfig;
+  logLevel: (typeof LOG_LEVELS)[number];
 }
 
 export function loadStoreToolConfig(
@@ -783,13 +792,14 @@ export function loadStoreToolConfig(
   const secrets = readSecretFiles(env, STORE_SECRETS);
   const stored = storeEnvSchema.safeParse(secrets.env);
   const keys = keysEnvSchema.safeParse(secrets.env);
+  const tool = storeToolEnvSchema.safeParse(secrets.env);
   const problems = [
     ...secrets.problems,
-    ...[stored, keys].flatMap((result) =>
+    ...[stored, keys, tool].flatMap((result) =>
       result.success ? [] : problemsOf(result.error, secrets.failed),
     ),
   ];
-  if (!stored.success || !keys.success) throw new ConfigError(problems);
+  if (!stored.success || !keys.success || !tool.success) throw new ConfigError(problems);
   problems.push(
     ...duplicateKeyIdProblems(
       keys.data.PAYOPS_ENCRYPTION_KEY,
@@ -797,13 +807,16 @@ export function loadStoreToolConfig(
     ),
   );
   if (problems.length > 0) throw new ConfigError(problems);
-  return toStoreToolConfig(stored.data, keys.data);
+  return Object.freeze({
+    ...toStoreToolConfig(stored.data, keys.data),
+    logLevel: tool.data.LOG_LEVEL,
+  });
 }
 
 function toStoreToolConfig(
   stored: z.output<typeof storeEnvSchema>,
   keys: z.output<typeof keysEnvSchema>,
-): StoreToolConfig {
+): Omit<StoreToolConfig, 'logLevel'> {
   return Object.freeze({
     store: Object.freeze({
       databaseUrl: stored.DATABASE_URL,
@@ -833,11 +846,14 @@ export function loadPolicy(path: string | undefined): Policy {
 }
 
 /** Every secret value in the configuration, as it may be written, for the logger to scrub. */
-export function secretsOf(config: Config | PaymentsToolConfig): string[] {
-  const secrets = [config.payments.apiKey];
+export function secretsOf(config: Config | PaymentsToolConfig | StoreToolConfig): string[] {
+  const secrets: string[] = [];
+  if ('payments' in config) secrets.push(config.payments.apiKey);
   if ('slack' in config) {
     secrets.push(config.slack.botToken, config.slack.signingSecret);
     if (config.slack.appToken) secrets.push(config.slack.appToken);
+  }
+  if ('store' in config) {
     if (config.store.databaseUrl) {
       const parsed = parseDatabaseUrl(config.store.databaseUrl);
       if ('passwords' in parsed) secrets.push(...parsed.passwords);

@@ -7,7 +7,8 @@ export const usage = `Usage: payops rotate-key
 Re-encrypts every stored payload with PAYOPS_ENCRYPTION_KEY, the current key: those stored with a
 key now in PAYOPS_ENCRYPTION_OLD_KEYS, and any stored before encryption. Safe while payops runs on
 PostgreSQL; stop payops first on an embedded store. Once it is done, the old keys may be removed.
-Exit codes: 0 done, 2 the configuration is invalid.`;
+Exit codes: 0 done, 2 the configuration is invalid, 3 it could not finish (a payload may still
+be on an old key: keep the old keys and run it again).`;
 
 export const flags: readonly string[] = [];
 

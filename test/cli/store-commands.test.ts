@@ -85,6 +85,31 @@ describe('payops audit verify', () => {
     expect(code).toBe(1);
   });
 
+  it('with its store in use, says it could not read it, without a stack trace, and exits 3', {
+    timeout: 60_000,
+  }, async () => {
+    const { code, output } = await onStore(() => payops('audit', 'verify'));
+    expect(output).toMatch(
+      /^payops audit verify: could not finish: .*is in use by another payops process/m,
+    );
+    expect(output).not.toMatch(/\n\s+at /);
+    expect(code).toBe(3);
+  });
+
+  it('refuses a LOG_LEVEL it does not know as the bot does (exit 2)', {
+    timeout: 60_000,
+  }, async () => {
+    const saved = env;
+    env = { ...env, LOG_LEVEL: 'loud' };
+    try {
+      const { code, output } = await payops('audit', 'verify');
+      expect(output).toContain('LOG_LEVEL must be one of');
+      expect(code).toBe(2);
+    } finally {
+      env = saved;
+    }
+  });
+
   it('refuses without its keys, naming what is missing', { timeout: 60_000 }, async () => {
     const saved = env;
     env = { PAYOPS_DATA_DIR: dataDir };

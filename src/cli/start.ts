@@ -1,11 +1,13 @@
 import { type RunningBot, startBot } from '../bot.ts';
 import { type Config, ConfigError, loadConfig, secretsOf } from '../config.ts';
+import { ApproverShortageError, PolicyError } from '../domain/policy.ts';
 import { createLogger } from '../logger.ts';
 
 export const usage = `Usage: payops start
 
 Runs the bot, configured by its environment (see .env.example). SIGTERM or SIGINT stops it
-cleanly. Exit codes: 1 it did not start or stopping failed, 2 the configuration is invalid.`;
+cleanly. Exit codes: 1 it did not start or stopping failed, 2 the configuration (or the policy
+file) is invalid.`;
 
 export const flags: readonly string[] = [];
 
@@ -26,7 +28,8 @@ export async function run(): Promise<number> {
   } catch (error) {
     logger.fatal({ err: error }, 'payops did not start');
     console.error(error instanceof Error ? error.message : String(error));
-    return 1;
+    // The policy file is configuration too.
+    return error instanceof PolicyError || error instanceof ApproverShortageError ? 2 : 1;
   }
   let stopping = false;
   const shutdown = (signal: string) => {

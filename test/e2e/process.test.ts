@@ -1,8 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -106,6 +107,20 @@ describe('payops as a process', () => {
     } finally {
       squatter.close();
     }
+  });
+
+  it('exits 2, as for any invalid configuration, when its policy file is invalid', {
+    timeout: 30_000,
+  }, async () => {
+    const policy = join(mkdtempSync(join(tmpdir(), 'payops-policy-')), 'policy.yml');
+    writeFileSync(policy, 'rules:\n  - approvals: many\n');
+    const payops = await spawnPayops(
+      'bad-policy',
+      payopsEnvironment(sandbox, slack, { PAYOPS_POLICY_FILE: policy }),
+    );
+    const exit = await Promise.race([payops.exited, sleep(25_000).then(() => 'still running')]);
+    expect(exit).toEqual({ code: 2, signal: null });
+    expect(payops.output()).toContain('approvals');
   });
 
   it('exits when PostgreSQL cannot be reached, without printing its password', {

@@ -207,6 +207,7 @@ export class SlackOutbox {
 
   /** The rate-limited calls a delivery makes: a post, after a look for it if it may be out. */
   #callsOf(delivery: Delivery): LimitedCall[] {
+    if (delivery.moot) return [];
     switch (delivery.kind) {
       case 'card': {
         const post: LimitedCall = {

@@ -36,6 +36,8 @@ export interface Delivery {
   giveUpAt: string;
   channelId: string | undefined;
   messageTs: string | undefined;
+  /** A reminder of a request no longer pending: it has nothing left to ask, and costs no call. */
+  moot: boolean;
 }
 
 /** A delivery as `/pay request N` shows it. */
@@ -68,14 +70,19 @@ export function enqueueNotice(source: string, event: string): string {
     select id, 'notice', ${event}, now() + interval '24 hours' from ${source}`;
 }
 
+/** Reminders of a pending request (src/domain/reminders.ts): the least urgent of notices. */
+const REMINDER = `(o.kind = 'notice' and coalesce(o.event in ('reminder', 'expiring'), false))`;
+
 const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.attempts, o.maybe_posted,
-  o.enqueued_at, o.give_up_at, r.channel_id, r.message_ts`;
+  o.enqueued_at, o.give_up_at, r.channel_id, r.message_ts,
+  (${REMINDER} and r.status <> 'pending') as moot`;
 
 /**
- * Due deliveries, oldest first. A redraw, a notice or the requester's confirmation waits for
- * its card to be posted (the confirmation says where it is, and a click on it then counts); a redraw
- * waits while another post or redraw of its card is in flight (a slower one must never
- * overwrite a newer one); a notice waits for the notices before it.
+ * Due deliveries, oldest first, reminders after everything else: a burst of reminders must not
+ * hold back a payout's outcome. A redraw, a notice or the requester's confirmation waits for
+ * its card to be posted (the confirmation says where it is, and a click on it then counts); a
+ * redraw waits while another post or redraw of its card is in flight (a slower one must never
+ * overwrite a newer one); a notice waits for the notices before it, but not for a reminder.
  */
 const DUE = `
   select ${DELIVERY_COLUMNS}
@@ -87,8 +94,9 @@ const DUE = `
               and s.state = 'sending' and s.kind in ('card', 'card_update')))
      and not (o.kind = 'notice' and exists (
            select 1 from slack_outbox n where n.request_id = o.request_id and n.kind = 'notice'
-              and n.id < o.id and n.state in ('waiting', 'sending')))
-   order by o.due_at, o.id
+              and n.id < o.id and n.state in ('waiting', 'sending')
+              and coalesce(n.event not in ('reminder', 'expiring'), true)))
+   order by ${REMINDER}, o.due_at, o.id
    limit $1`;
 
 /** Claimed only if still waiting: of two replicas claiming one row, the second gets nothing. */
@@ -292,6 +300,7 @@ interface DeliveryRow {
   give_up_at: Date | string;
   channel_id: string | null;
   message_ts: string | null;
+  moot: boolean;
 }
 
 interface StatusRow {
@@ -318,6 +327,7 @@ function toDelivery(row: DeliveryRow): Delivery {
     giveUpAt: iso(row.give_up_at),
     channelId: row.channel_id ?? undefined,
     messageTs: row.message_ts ?? undefined,
+    moot: row.moot,
   };
 }
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OutboxStore } from '../../src/store/outbox-store.ts';
+import { isReminderEvent } from '../../src/domain/reminders.ts';
+import { type Delivery, OutboxStore } from '../../src/store/outbox-store.ts';
+import { remindDue } from '../../src/store/reminder-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { newRequest, testCipher } from '../helpers/requests.ts';
@@ -32,6 +34,30 @@ describe.each(engines())('the Slack outbox store on %s', (engine) => {
   async function redrawsOf(id: number) {
     return (await outbox.ofRequest(id)).filter((d) => d.kind === 'card_update');
   }
+
+  it("reminders come after every other delivery, never hold back a notice, and a decided request's cost no call", async () => {
+    const decided = await posted();
+    const waiting = await posted();
+    // Reminders queued for every pending request, then one of them is cancelled.
+    await remindDue(database.db, new Date(Date.now() + 1_000), 0);
+    await requests.cancel(decided, 'U0ALICE');
+    const due = (await outbox.due(500)).filter((d) => [decided, waiting].includes(d.requestId));
+    const reminder = (d: Delivery) => d.kind === 'notice' && isReminderEvent(d.event);
+    const firstReminder = due.findIndex(reminder);
+    expect(firstReminder).toBeGreaterThan(0);
+    expect(due.slice(firstReminder).every(reminder)).toBe(true);
+    // The cancellation's notice is due though its request's reminder, queued before it, waits.
+    expect(due.slice(0, firstReminder)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ requestId: decided, kind: 'notice', event: 'cancelled' }),
+        expect.objectContaining({ requestId: decided, kind: 'card_update' }),
+      ]),
+    );
+    expect(due.filter(reminder).map((d) => [d.requestId, d.moot])).toEqual([
+      [decided, true],
+      [waiting, false],
+    ]);
+  });
 
   it('a redraw sent back to wait while a newer one waits is superseded by it, not an error', async () => {
     const id = await posted();

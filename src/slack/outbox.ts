@@ -24,6 +24,7 @@ import {
 import { notice, type SlackMessage } from './blocks/format.ts';
 import { renderReminder } from './blocks/reminders.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
+import { tellPrivately } from './tell-privately.ts';
 
 /**
  * Delivers what the outbox holds: approval cards, their redraws, thread notices and requester
@@ -438,11 +439,11 @@ export class SlackOutbox {
     }
     if (!target.channelId || !target.userId)
       return { kind: 'failed', error: 'nowhere to tell the requester' };
-    await this.#deps.client.chat.postEphemeral({
-      channel: target.channelId,
-      user: target.userId,
-      ...message,
-    });
+    await tellPrivately(
+      this.#deps.client,
+      { channelId: target.channelId, userId: target.userId },
+      message,
+    );
     return { kind: 'delivered' };
   }
 

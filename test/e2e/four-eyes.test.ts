@@ -415,6 +415,24 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
     );
   });
 
+  it("a form's request, from where payops cannot post, is confirmed by direct message", async () => {
+    const viewId = await openPayoutForm(r);
+    // As from a channel payops is not in: Slack refuses the ephemeral there.
+    r.slack.failNext('chat.postEphemeral', 'not_in_channel');
+    const values = requestFormValues({ ...PAYOUT, amount: '12.61' });
+    const accepted = await r.driver.viewSubmission({
+      userId: 'U0ALICE',
+      view: { id: viewId, state: { values } },
+    });
+    expect(accepted.ack).toBeUndefined();
+    const told = await r.slack.waitForCall(
+      'chat.postMessage',
+      (call) => call.args.channel === 'U0ALICE' && /created/.test(JSON.stringify(call.args)),
+      { timeoutMs: 10_000 },
+    );
+    expect(JSON.stringify(told.args)).toContain('12.61');
+  });
+
   it('the modal opens from the bare command, and its errors are shown per field', async () => {
     const viewId = await openPayoutForm(r);
     const values = requestFormValues({ ...PAYOUT, amount: '12.5.0', currency: 'US$' });

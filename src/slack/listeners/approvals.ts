@@ -29,6 +29,7 @@ import {
   readModalValues,
 } from '../blocks/request-modal.ts';
 import { ACTION, requestIdOf, VIEW } from '../interaction-ids.ts';
+import { tellPrivately } from '../tell-privately.ts';
 import { answerPrivately } from './private-answer.ts';
 
 /**
@@ -164,7 +165,7 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
         'home' in form.origin
           ? client.chat.postMessage({ channel: body.user.id, text })
           : channelId
-            ? client.chat.postEphemeral({ channel: channelId, user: body.user.id, text })
+            ? tellPrivately(client, { channelId, userId: body.user.id }, { text })
             : undefined;
       await told?.catch((error) =>
         deps.logger.warn({ err: error }, 'could not tell a late rejection'),
@@ -206,9 +207,9 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
       );
     }
     if (answer && channelId) {
-      await client.chat
-        .postEphemeral({ channel: channelId, user: body.user.id, ...answer })
-        .catch((error) => deps.logger.warn({ err: error }, 'could not confirm a modal request'));
+      await tellPrivately(client, { channelId, userId: body.user.id }, answer).catch((error) =>
+        deps.logger.warn({ err: error }, 'could not confirm a modal request'),
+      );
     }
   });
 }

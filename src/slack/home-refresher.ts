@@ -1,5 +1,5 @@
 import type { HomeView } from '@slack/types';
-import { ErrorCode, type WebAPIPlatformError, type WebClient } from '@slack/web-api';
+import { ErrorCode, type WebClient } from '@slack/web-api';
 import type { AccessControl, AccessDecision } from '../app/access.ts';
 import type { ApprovalWorkflow } from '../app/approvals.ts';
 import { readCommandHelp } from '../app/help.ts';
@@ -13,6 +13,7 @@ import type { FreezeNotice } from './blocks/approval-card.ts';
 import { renderHome } from './blocks/home.ts';
 import { renderDirectoryUnavailable, renderHelp, renderNotAllowed } from './blocks/messages.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
+import { platformErrorOf, TRANSIENT_ERRORS } from './slack-errors.ts';
 
 /**
  * Keeps each Home tab as its owner would see it now. Every process runs one: it turns the
@@ -46,7 +47,7 @@ const CLAIM_LEASE_MS = 15_000;
 const CHANGES_PER_PASS = 1_000;
 const HOMES_PER_PASS = 20;
 const PUBLISH: readonly LimitedCall[] = [{ method: 'views.publish' }];
-/** Slack will not show this person a Home from payops until something changes on its side. */
+/** Refusals on the person's side (any other is about payops's view, so logged as an error). */
 const FOR_GOOD = new Set(['not_enabled', 'user_not_found', 'account_inactive', 'user_disabled']);
 
 export class HomeRefresher {
@@ -112,10 +113,14 @@ export class HomeRefresher {
       await homes.published(userId, isApprover);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      const slackError =
-        code === ErrorCode.PlatformError ? (error as WebAPIPlatformError).data.error : undefined;
-      if (slackError && FOR_GOOD.has(slackError)) {
-        logger.warn({ userId, slackError }, 'Slack refuses this Home tab; drawn again when opened');
+      const slackError = platformErrorOf(error);
+      // Refused for what it is, not for Slack's trouble: trying every few seconds would only
+      // spend the workspace's views.publish budget. It is drawn again when they open it.
+      if (slackError !== undefined && !TRANSIENT_ERRORS.has(slackError)) {
+        logger[FOR_GOOD.has(slackError) ? 'warn' : 'error'](
+          { userId, slackError },
+          'Slack refuses this Home tab; drawn again when opened',
+        );
         await homes.forget(userId).catch(() => undefined);
         return;
       }

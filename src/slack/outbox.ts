@@ -3,7 +3,6 @@ import {
   ErrorCode,
   type WebAPICallResult,
   type WebAPIHTTPError,
-  type WebAPIPlatformError,
   type WebAPIRateLimitedError,
   type WebClient,
 } from '@slack/web-api';
@@ -24,6 +23,7 @@ import {
 import { notice, type SlackMessage } from './blocks/format.ts';
 import { renderReminder } from './blocks/reminders.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
+import { platformErrorOf, TRANSIENT_ERRORS } from './slack-errors.ts';
 import { tellPrivately } from './tell-privately.ts';
 
 /**
@@ -465,8 +465,8 @@ export class SlackOutbox {
         );
       return { kind: 'wait', ms, error: 'Slack said to slow down (429)', maybePosted: unseen };
     }
-    if (code === ErrorCode.PlatformError) {
-      const slackError = (error as WebAPIPlatformError).data.error;
+    const slackError = platformErrorOf(error);
+    if (slackError !== undefined) {
       if (TRANSIENT_ERRORS.has(slackError)) {
         return {
           kind: 'wait',
@@ -498,15 +498,6 @@ export class SlackOutbox {
     };
   }
 }
-
-/** Slack's own failures, worth another try (an `ok: false` answer that is not about the call). */
-const TRANSIENT_ERRORS = new Set([
-  'internal_error',
-  'fatal_error',
-  'service_unavailable',
-  'request_timeout',
-  'ratelimited',
-]);
 
 /** A refusal in words that say what to do. */
 function refusalText(slackError: string, approvalsChannelId: string): string {

@@ -1,5 +1,6 @@
-import { ErrorCode, type WebAPIPlatformError, type WebClient } from '@slack/web-api';
+import type { WebClient } from '@slack/web-api';
 import type { SlackMessage } from './blocks/format.ts';
+import { platformErrorOf } from './slack-errors.ts';
 
 /** Slack's answers to an ephemeral that no later try in that channel can change. */
 const NOT_THERE = new Set([
@@ -22,9 +23,7 @@ export async function tellPrivately(
   try {
     await client.chat.postEphemeral({ channel: channelId, user: userId, ...message });
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const slackError =
-      code === ErrorCode.PlatformError ? (error as WebAPIPlatformError).data.error : undefined;
+    const slackError = platformErrorOf(error);
     if (slackError === undefined || !NOT_THERE.has(slackError)) throw error;
     await client.chat.postMessage({ channel: userId, ...message });
   }

@@ -255,6 +255,26 @@ describe('a rejection from the Home answered after its form closed', () => {
   });
 });
 
+describe('a Home Slack refuses for what it holds', () => {
+  let r: Rehearsal;
+  beforeAll(async () => {
+    r = await startRehearsal({ slack: { rateLimits: 'off' } });
+  });
+  afterAll(() => r.close());
+
+  it('is not tried again every few seconds, only when opened again', async () => {
+    r.slack.failNext('views.publish', 'invalid_blocks', { times: 100 });
+    const publishes = () =>
+      r.slack.callsTo('views.publish').filter((call) => call.args.user_id === 'U0BOB').length;
+    await openHome(r, 'U0BOB');
+    await expect.poll(publishes, { timeout: 5_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(publishes()).toBe(1);
+    await openHome(r, 'U0BOB');
+    await expect.poll(publishes, { timeout: 5_000 }).toBe(2);
+  });
+});
+
 describe('reminders of requests left waiting', () => {
   let r: Rehearsal;
 

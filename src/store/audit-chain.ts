@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Database, SessionSettings } from './database.ts';
+import type { Database, Queryable, SessionSettings } from './database.ts';
 
 /**
  * The audit log's hash chain (migration 0008): each row sealed with an HMAC-SHA256 over its
@@ -44,9 +44,17 @@ interface ChainRow {
 /**
  * Reads the whole log in chain order, a page at a time, and checks every seal and link: an
  * edited row, a deleted one (a gap, or a link to the wrong row), one inserted outside the chain
- * or without payops's key, and a cut tail (the head ahead of the last row) are each named.
+ * or without payops's key, and a cut tail (the head ahead of the last row) are each named. It
+ * reads one snapshot: rows payops adds meanwhile are neither missing nor past the head.
  */
 export async function verifyAuditChain(db: Database, auditKey: Buffer): Promise<AuditVerification> {
+  return db.transaction(async (tx) => {
+    await tx.query('set transaction isolation level repeatable read, read only');
+    return verifySnapshot(tx, auditKey);
+  });
+}
+
+async function verifySnapshot(db: Queryable, auditKey: Buffer): Promise<AuditVerification> {
   const problems: string[] = [];
   const report = (problem: string) => {
     if (problems.length < MAX_PROBLEMS) problems.push(problem);
@@ -62,19 +70,13 @@ export async function verifyAuditChain(db: Database, auditKey: Buffer): Promise<
     report(`row id ${row.id} is outside the chain: inserted with its trigger disabled`);
   }
 
-  // The head first, and the rows up to it: rows payops adds meanwhile are after it, not missing.
-  const [head] = await db.query<{ seq: unknown; hash: string }>(
-    'select seq, hash from audit_chain_head where id = 1',
-  );
-  const headSeq = Number(head?.seq ?? 0);
   let rows = outside.length;
   let previous: { id: number; seq: number; hash: string } = { id: 0, seq: 0, hash: '' };
   for (;;) {
     const page = await db.query<ChainRow>(
       `select a.id, a.chain_seq, a.prev_hash, a.row_hash, audit_log_message(a) as message
-         from audit_log a where a.chain_seq > $1 and a.chain_seq <= $3
-        order by a.chain_seq limit $2`,
-      [previous.seq, PAGE_ROWS, headSeq],
+         from audit_log a where a.chain_seq > $1 order by a.chain_seq limit $2`,
+      [previous.seq, PAGE_ROWS],
     );
     for (const row of page) {
       const id = Number(row.id);
@@ -99,6 +101,10 @@ export async function verifyAuditChain(db: Database, auditKey: Buffer): Promise<
     if (page.length < PAGE_ROWS) break;
   }
 
+  const [head] = await db.query<{ seq: unknown; hash: string }>(
+    'select seq, hash from audit_chain_head where id = 1',
+  );
+  const headSeq = Number(head?.seq ?? 0);
   if (headSeq > previous.seq) {
     report(
       `the last ${headSeq - previous.seq} row(s) were deleted, after row id ${previous.id || 'none'} (the chain had reached position ${headSeq})`,

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { auditSessionSettings, verifyAuditChain } from '../../src/store/audit-chain.ts';
-import { applySessionSettings, type Database } from '../../src/store/database.ts';
+import { applySessionSettings, type Database, type Queryable } from '../../src/store/database.ts';
 import { openPostgres } from '../../src/store/postgres.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -55,23 +55,44 @@ describe.each(engines())('the audit chain on %s', (engine) => {
 
   it('rows payops adds while it verifies are not taken for deleted ones', async () => {
     const store = new RequestStore(keyed, testCipher);
-    let added = false;
-    // payops goes on working between the verifier's reads.
-    const working: Database = {
-      ...keyed,
-      query: async (sql, params) => {
-        const rows = await keyed.query(sql, params);
-        if (!added && sql.includes('audit_log_message')) {
-          added = true;
-          await store.create(newRequest());
+    let adding: Promise<unknown> | undefined;
+    // payops goes on working between the verifier's reads (on PGlite, after them: one session).
+    const hooked =
+      (target: Queryable): Queryable['query'] =>
+      async (sql, params) => {
+        const rows = await target.query(sql, params);
+        if (adding === undefined && sql.includes('audit_log_message')) {
+          adding = store.create(newRequest());
+          if (engine === 'postgres') await adding;
         }
         return rows as never;
-      },
+      };
+    const working: Database = {
+      ...keyed,
+      query: hooked(keyed),
+      transaction: (work) => keyed.transaction((tx) => work({ ...tx, query: hooked(tx) })),
     };
     const result = await verifyAuditChain(working, KEY);
-    expect(added).toBe(true);
+    await adding;
     expect(result).toMatchObject({ ok: true, rows: 9, problems: [] });
-    expect((await verifyAuditChain(keyed, KEY)).rows).toBe(10);
+    expect(await verifyAuditChain(keyed, KEY)).toMatchObject({ ok: true, rows: 10 });
+  });
+
+  it('names a row forged past the chain’s head', async () => {
+    const [last] = await keyed.query<{ id: unknown }>(
+      'select id from audit_log order by chain_seq desc limit 1',
+    );
+    await database.db.exec('alter table audit_log disable trigger audit_log_chained');
+    await database.db.query(
+      `insert into audit_log (actor, event, chain_seq, prev_hash, row_hash)
+       values ('U0MALLORY', 'approved', 10, 'x', 'y')`,
+    );
+    await database.db.exec('alter table audit_log enable trigger audit_log_chained');
+    const result = await verifyAuditChain(keyed, KEY);
+    expect(result.ok).toBe(false);
+    expect(result.problems).toContain(
+      `the chain's head (position 9) does not match its last row id ${Number(last?.id) + 1}`,
+    );
   });
 
   it('the wrong key finds every row unsealed', async () => {

@@ -151,7 +151,7 @@ export async function readWriteList(
       // A reply may leave out how to ask for more: what it says of its size still counts.
       if (total !== undefined && total > read.records.length) {
         read.unfinished = `the list says it holds ${total} records, and its pages showed ${read.records.length}`;
-      } else if (next.kind === 'end' && items.length > 0 && items.length === query.limit) {
+      } else if (next.kind === 'end' && !next.stated && items.length === query.limit) {
         read.unfinished = `page ${read.pages} is full (${items.length} records) and says nothing of a next one`;
       }
       return read;

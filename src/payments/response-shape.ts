@@ -149,7 +149,8 @@ export function scalarText(value: unknown): string | undefined {
 
 /** Where the next page of a list is, as far as its reply says. */
 export type NextPage =
-  | { kind: 'end' }
+  /** `stated`: the reply says it is the last page, rather than saying nothing of paging. */
+  | { kind: 'end'; stated: boolean }
   /** Query parameters that ask for the next page, sent back as the reply names them. */
   | { kind: 'more'; params: Record<string, string> }
   | { kind: 'unfollowable'; reason: string };
@@ -181,7 +182,7 @@ const PAGE_COUNT_KEYS = ['total_pages', 'totalPages', 'last_page', 'lastPage', '
  * of these fields, is the whole list.
  */
 export function nextPageOf(body: unknown, items: readonly unknown[], listPath: string): NextPage {
-  if (!isRecord(body)) return { kind: 'end' };
+  if (!isRecord(body)) return { kind: 'end', stated: false };
   const places = [body, ...PAGING_PLACES.map((key) => body[key]).filter(isRecord)];
   const first = <T>(find: (place: JsonRecord) => T | undefined): T | undefined => {
     for (const place of places) {
@@ -193,7 +194,7 @@ export function nextPageOf(body: unknown, items: readonly unknown[], listPath: s
   const link = first((place) => nextLink(place, listPath));
   if (link) return link;
   if (first((place) => firstValue(place, MORE_KEYS, (value) => value === false)) !== undefined) {
-    return { kind: 'end' };
+    return { kind: 'end', stated: true };
   }
   const more = first((place) => firstValue(place, MORE_KEYS, (value) => value === true));
   const cursor =
@@ -204,7 +205,11 @@ export function nextPageOf(body: unknown, items: readonly unknown[], listPath: s
   if (token !== undefined) return { kind: 'more', params: { page_token: token } };
   const page = first((place) => nextPageNumber(place));
   if (page !== undefined) return { kind: 'more', params: { page: String(page) } };
-  if (!more) return { kind: 'end' };
+  if (!more) {
+    // A paging field there, though it leads nowhere (a null cursor, the last page of N), says so.
+    const paging = [...LINK_KEYS, ...CURSOR_KEYS, ...TOKEN_KEYS, ...PAGE_COUNT_KEYS];
+    return { kind: 'end', stated: places.some((place) => paging.some((key) => key in place)) };
+  }
   const lastId = recordIdentity(items.at(-1)).id;
   return lastId === undefined
     ? { kind: 'unfollowable', reason: 'the list says it has more, but not how to ask for it' }

@@ -187,13 +187,13 @@ describe('the next page of a list, from its reply', () => {
   });
 
   it.each([
-    ['a bare array', items],
-    ['a null cursor', { data: items, next_cursor: null }],
-    ['the last page', { data: items, page: 3, total_pages: 3 }],
-    ['has_more false, whatever else it says', { data: items, has_more: false, next: 'abc' }],
-    ['no paging fields', { data: items }],
-  ])('ends at %s', (_how, body) => {
-    expect(nextPageOf(body, items, '/payouts')).toEqual({ kind: 'end' });
+    ['a bare array', items, false],
+    ['a null cursor', { data: items, next_cursor: null }, true],
+    ['the last page', { data: items, page: 3, total_pages: 3 }, true],
+    ['has_more false, whatever else it says', { data: items, has_more: false, next: 'abc' }, true],
+    ['no paging fields', { data: items }, false],
+  ])('ends at %s (said so: %s)', (_how, body, stated) => {
+    expect(nextPageOf(body, items, '/payouts')).toEqual({ kind: 'end', stated });
   });
 
   it('does not follow a link to another list, nor has_more without an id', () => {

@@ -265,6 +265,16 @@ describe('reconciliation of a list reply that does not say it is whole', () => {
   );
   const other = (index: number) => ({ id: `x_${index}`, amount: '1.00', status: 'completed' });
 
+  it('a full last page the reply says is the last is read to its end', async () => {
+    const full = Array.from({ length: 50 }, (_, index) => other(index));
+    const provider = await providerAnswering({ data: full, has_more: false });
+    try {
+      expect((await reconcile(provider.client, transfer)).result).toBe('not_found');
+    } finally {
+      await provider.close();
+    }
+  });
+
   it.each<[string, PaymentRequest, unknown, RegExp]>([
     [
       'holds no list',

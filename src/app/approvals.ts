@@ -645,10 +645,8 @@ function resolveRefusal(
     return `Request #${request.id} was already resolved by <@${reconciliation.resolvedBy}>.`;
   }
   if (!executed && reconciliation?.result === 'found') {
-    const record = [reconciliation.providerId, reconciliation.providerStatus]
-      .filter((part) => part !== undefined)
-      .join(', status ');
-    return `payops found #${request.id} at the provider${record ? ` (${record})` : ''}: it was executed, so it cannot be resolved as not executed. If that record is another payment, check with the provider before requesting this one again.`;
+    // The provider's id and status are on the card and in `/pay request N`, shown as data.
+    return `payops found #${request.id} at the provider (its record is on the card and in \`/pay request ${request.id}\`): it was executed, so it cannot be resolved as not executed. If that record is another payment, check with the provider before requesting this one again.`;
   }
   if (request.requesterId === userId) {
     return `You requested #${request.id}: another approver must confirm its outcome.`;

@@ -200,7 +200,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     const refused = await flow.resolve(request.id, 'U0CAROL', false, 'not in the dashboard');
     expect(refused).toMatchObject({ kind: 'refused' });
     expect('reason' in refused && refused.reason).toContain(
-      `payops found #${request.id} at the provider (${found?.reconciliation?.providerId}, status `,
+      `payops found #${request.id} at the provider (its record is on the card and in \`/pay request ${request.id}\`)`,
     );
     expect((await store.get(request.id))?.reconciliation).toEqual(found?.reconciliation);
     expect((await flow.resolve(request.id, 'U0CAROL', true, 'seen')).kind).toBe('done');

@@ -1,3 +1,4 @@
+import { REMINDER_EVENTS } from '../domain/reminders.ts';
 import { type Database, iso } from './database.ts';
 
 /**
@@ -70,8 +71,10 @@ export function enqueueNotice(source: string, event: string): string {
     select id, 'notice', ${event}, now() + interval '24 hours' from ${source}`;
 }
 
-/** Reminders of a pending request (src/domain/reminders.ts): the least urgent of notices. */
-const REMINDER = `(o.kind = 'notice' and coalesce(o.event in ('reminder', 'expiring'), false))`;
+/** The reminder events (src/domain/reminders.ts), as an SQL list. */
+const REMINDER_EVENT_LIST = REMINDER_EVENTS.map((event) => `'${event}'`).join(', ');
+/** Reminders of a pending request: the least urgent of notices. */
+const REMINDER = `(o.kind = 'notice' and coalesce(o.event in (${REMINDER_EVENT_LIST}), false))`;
 
 const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.attempts, o.maybe_posted,
   o.enqueued_at, o.give_up_at, r.channel_id, r.message_ts,
@@ -82,7 +85,8 @@ const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.attem
  * hold back a payout's outcome. A redraw, a notice or the requester's confirmation waits for
  * its card to be posted (the confirmation says where it is, and a click on it then counts); a
  * redraw waits while another post or redraw of its card is in flight (a slower one must never
- * overwrite a newer one); a notice waits for the notices before it, but not for a reminder.
+ * overwrite a newer one); a notice waits for the notices before it, but not for a reminder
+ * still waiting its turn.
  */
 const DUE = `
   select ${DELIVERY_COLUMNS}
@@ -95,7 +99,7 @@ const DUE = `
      and not (o.kind = 'notice' and exists (
            select 1 from slack_outbox n where n.request_id = o.request_id and n.kind = 'notice'
               and n.id < o.id and n.state in ('waiting', 'sending')
-              and coalesce(n.event not in ('reminder', 'expiring'), true)))
+              and (n.state = 'sending' or coalesce(n.event not in (${REMINDER_EVENT_LIST}), true))))
    order by ${REMINDER}, o.due_at, o.id
    limit $1`;
 

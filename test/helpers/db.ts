@@ -66,6 +66,24 @@ export async function freshDatabase(
   };
 }
 
+/**
+ * Resolves once another session of `database` waits on a lock, so a test holding one knows the
+ * statement it raced has reached the server. PGlite has one session: nothing can wait there.
+ */
+export async function someoneWaitsOnALock(database: TestDatabase): Promise<void> {
+  if (database.db.engine === 'pglite') return;
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline) {
+    const [row] = await database.db.query<{ waiting: unknown }>(
+      `select count(*) as waiting from pg_stat_activity
+        where datname = current_database() and wait_event_type = 'Lock'`,
+    );
+    if (Number(row?.waiting) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error('no session came to wait on the lock within 10 s');
+}
+
 /** Every migration's version (`0001`, …), as the migrations folder holds them. */
 export function migrationVersions(): string[] {
   return readdirSync(new URL('../../src/store/migrations/', import.meta.url))

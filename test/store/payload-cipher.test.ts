@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyNotConfigured, PayloadCipher } from '../../src/store/payload-cipher.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
-import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { engines, freshDatabase, someoneWaitsOnALock, type TestDatabase } from '../helpers/db.ts';
 import { newRequest } from '../helpers/requests.ts';
 
 const OLD = { id: 'k_1', key: randomBytes(32) };
@@ -79,7 +79,7 @@ describe.each(engines())('payloads at rest on %s', (engine) => {
       // A replica's write on the row (an approval, a redraw) holds it while rotation runs.
       await tx.query('update payment_requests set updated_at = now() where id = $1', [held.id]);
       rotated = rotating.reencryptPayloads();
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await someoneWaitsOnALock(database);
     });
     expect(await rotated).toBe(1);
     const after = new RequestStore(database.db, new PayloadCipher({ current: NEW, old: [] }));

@@ -4,7 +4,13 @@ import { EXPIRED_REFUSAL } from '../../src/domain/policy.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openPostgres } from '../../src/store/postgres.ts';
 import { RequestStore, WindowChangedError } from '../../src/store/request-store.ts';
-import { engines, freshDatabase, migrationVersions, type TestDatabase } from '../helpers/db.ts';
+import {
+  engines,
+  freshDatabase,
+  migrationVersions,
+  someoneWaitsOnALock,
+  type TestDatabase,
+} from '../helpers/db.ts';
 import { checks, newRequest, payoutBody, testCipher, testSigner } from '../helpers/requests.ts';
 
 const noRule = () => undefined;
@@ -260,7 +266,7 @@ describe.each(engines())('request store on %s', (engine) => {
       await tx.query("update freeze_state set frozen = true, reason = 'drill' where id = 1");
       // On PostgreSQL another connection; on PGlite it runs after this transaction.
       fenced = store.markSending(request.id, claim.claimToken, 60_000);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await someoneWaitsOnALock(database);
     });
     try {
       expect(await fenced).toMatchObject({

@@ -12,8 +12,11 @@ import { UNSETTLED } from './unsettled-twin.ts';
  * one is told as such (a slow click may pass its expiry between the read and the write).
  */
 
-/** Whether request $1 has expired, by the database's clock (one clock for every replica). */
-const EXPIRED = `(select expires_at <= now() from payment_requests where id = $1) as expired`;
+/**
+ * Whether request $1 has expired, by the database's clock (one clock for every replica), as of
+ * the statement: in the claim's transaction, `now()` would be from before its lock wait.
+ */
+const EXPIRED = `(select expires_at <= statement_timestamp() from payment_requests where id = $1) as expired`;
 
 /** One approval, as both writes take it. */
 export interface ApprovalWrite {
@@ -42,7 +45,7 @@ const COUNT_APPROVAL = `approval as (
 const RECORD_APPROVAL = `
   with bumped as (
     update payment_requests set version = version + 1
-     where id = $1 and version = $3 and status = 'pending' and expires_at > now()
+     where id = $1 and version = $3 and status = 'pending' and expires_at > statement_timestamp()
     returning id, fingerprint
   ), ${COUNT_APPROVAL}, redraw as (
     ${enqueueCardUpdate('bumped')}
@@ -71,7 +74,7 @@ const APPROVE_AND_CLAIM = `
     update payment_requests
        set version = version + 1, status = 'executing', claimed_at = now(), claimed_by = $7,
            claim_token = $8, updated_at = now()
-     where id = $1 and version = $3 and status = 'pending' and expires_at > now()
+     where id = $1 and version = $3 and status = 'pending' and expires_at > statement_timestamp()
        and not (select frozen from kill_switch)
        and not exists (select 1 from twin)
     returning id, fingerprint, updated_at

@@ -81,17 +81,18 @@ const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.attem
   (${REMINDER} and r.status <> 'pending') as moot`;
 
 /**
- * Due deliveries, oldest first, reminders after everything else: a burst of reminders must not
- * hold back a payout's outcome. A redraw, a notice or the requester's confirmation waits for
- * its card to be posted (the confirmation says where it is, and a click on it then counts); a
- * redraw waits while another post or redraw of its card is in flight (a slower one must never
- * overwrite a newer one); a notice waits for the notices before it, but not for a reminder
- * still waiting its turn.
+ * Due deliveries of one urgency, oldest first, in the open index's order: reminders are read
+ * after everything else (`due`), so a burst of them never holds back a payout's outcome. A
+ * redraw, a notice or the requester's confirmation waits for its card to be posted (the
+ * confirmation says where it is, and a click on it then counts); a redraw waits while another
+ * post or redraw of its card is in flight (a slower one must never overwrite a newer one); a
+ * notice waits for the notices before it, but not for a reminder still waiting its turn.
  */
-const DUE = `
+function dueOf(reminders: boolean): string {
+  return `
   select ${DELIVERY_COLUMNS}
     from slack_outbox o join payment_requests r on r.id = o.request_id
-   where o.state = 'waiting' and o.due_at <= now()
+   where o.state = 'waiting' and o.due_at <= now() and ${reminders ? '' : 'not '}${REMINDER}
      and (o.kind = 'card' or r.message_ts is not null or o.event = 'card_failed')
      and not (o.kind = 'card_update' and exists (
            select 1 from slack_outbox s where s.request_id = o.request_id
@@ -100,8 +101,11 @@ const DUE = `
            select 1 from slack_outbox n where n.request_id = o.request_id and n.kind = 'notice'
               and n.id < o.id and n.state in ('waiting', 'sending')
               and (n.state = 'sending' or coalesce(n.event not in (${REMINDER_EVENT_LIST}), true))))
-   order by ${REMINDER}, o.due_at, o.id
+   order by o.due_at, o.id
    limit $1`;
+}
+const DUE = dueOf(false);
+const DUE_REMINDERS = dueOf(true);
 
 /** Claimed only if still waiting: of two replicas claiming one row, the second gets nothing. */
 const CLAIM = `
@@ -212,7 +216,16 @@ export class OutboxStore {
   }
 
   async due(limit: number): Promise<Delivery[]> {
-    return (await this.#db.query<DeliveryRow>(DUE, [limit])).map(toDelivery);
+    // Two reads, each stopping at `limit` in index order, rather than one sorting every due row.
+    const urgent = await this.#db.query<DeliveryRow>(DUE, [limit]);
+    const rows =
+      urgent.length < limit
+        ? [
+            ...urgent,
+            ...(await this.#db.query<DeliveryRow>(DUE_REMINDERS, [limit - urgent.length])),
+          ]
+        : urgent;
+    return rows.map(toDelivery);
   }
 
   async claim(ids: number[], claimedBy: string, leaseMs: number): Promise<Delivery[]> {

@@ -208,7 +208,10 @@ export function nextPageOf(body: unknown, items: readonly unknown[], listPath: s
   if (!more) {
     // A paging field there, though it leads nowhere (a null cursor, the last page of N), says so.
     const paging = [...LINK_KEYS, ...CURSOR_KEYS, ...TOKEN_KEYS, ...PAGE_COUNT_KEYS];
-    return { kind: 'end', stated: places.some((place) => paging.some((key) => key in place)) };
+    return {
+      kind: 'end',
+      stated: places.some((place) => paging.some((key) => Object.hasOwn(place, key))),
+    };
   }
   const lastId = recordIdentity(items.at(-1)).id;
   return lastId === undefined

@@ -566,12 +566,13 @@ export class ApprovalWorkflow {
     request: PaymentRequest,
     approverId: string,
   ): Promise<{ counted: number } | { refusal: string }> {
-    const [clicker, ...decisions] = await Promise.all(
+    const all = await Promise.all(
       [approverId, ...request.approvals.map((approval) => approval.userId)].map((userId) =>
         this.#deps.access.check(this.#deps.roles.approvers, userId, { fresh: true }),
       ),
     );
-    if ([clicker, ...decisions].some((d) => !d?.allowed && d?.reason === 'directory_unavailable')) {
+    const [clicker, ...decisions] = all;
+    if (all.some((d) => !d.allowed && d.reason === 'directory_unavailable')) {
       return {
         refusal:
           'payops could not confirm with Slack that you and the earlier approvers are still approvers, so this approval was not counted. Try again in a minute.',

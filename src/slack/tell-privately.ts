@@ -11,20 +11,23 @@ const NOT_THERE = new Set([
 ]);
 
 /**
- * `message` to `userId` alone: an ephemeral in `channelId` (where they asked), or, where payops
- * cannot post (a channel it is not in, a direct message with someone else), a direct message
- * from payops.
+ * `message` to `userId` alone: an ephemeral in `channelId` (where they asked), or a direct
+ * message from payops where there is no such channel (a Home tab) or payops cannot post in it (a
+ * channel it is not in, a direct message with someone else).
  */
 export async function tellPrivately(
   client: WebClient,
-  { channelId, userId }: { channelId: string; userId: string },
+  { channelId, userId }: { channelId: string | undefined; userId: string },
   message: SlackMessage | { text: string },
 ): Promise<void> {
-  try {
-    await client.chat.postEphemeral({ channel: channelId, user: userId, ...message });
-  } catch (error) {
-    const slackError = platformErrorOf(error);
-    if (slackError === undefined || !NOT_THERE.has(slackError)) throw error;
-    await client.chat.postMessage({ channel: userId, ...message });
+  if (channelId !== undefined) {
+    try {
+      await client.chat.postEphemeral({ channel: channelId, user: userId, ...message });
+      return;
+    } catch (error) {
+      const slackError = platformErrorOf(error);
+      if (slackError === undefined || !NOT_THERE.has(slackError)) throw error;
+    }
   }
+  await client.chat.postMessage({ channel: userId, ...message });
 }

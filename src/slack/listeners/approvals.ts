@@ -159,15 +159,9 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
     // none, as a direct message from payops.
     const answer = early ?? (await decided);
     const channelId = 'channelId' in form.origin ? form.origin.channelId : undefined;
-    if (early === undefined) {
+    if (early === undefined && ('home' in form.origin || channelId)) {
       const text = answer.refusal ?? `Request #${form.id} is rejected; nothing was sent.`;
-      const told =
-        'home' in form.origin
-          ? client.chat.postMessage({ channel: body.user.id, text })
-          : channelId
-            ? tellPrivately(client, { channelId, userId: body.user.id }, { text })
-            : undefined;
-      await told?.catch((error) =>
+      await tellPrivately(client, { channelId, userId: body.user.id }, { text }).catch((error) =>
         deps.logger.warn({ err: error }, 'could not tell a late rejection'),
       );
     }

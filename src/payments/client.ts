@@ -14,6 +14,7 @@ import {
   PaymentsApiError,
   type PaymentsErrorDetails,
   ProviderBusyError,
+  ReplyTooLargeError,
   RequestRejectedError,
   ScopeReviewRequiredError,
   ServerError,
@@ -92,7 +93,12 @@ const NOT_SENT_CODES = new Set([
 ]);
 
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
-const MAX_BODY_BYTES = 8 * 1024 * 1024;
+/**
+ * Bytes read of one reply at most: undici stops reading past them (`maxResponseSize`). A page of
+ * hundreds of records is tens of kilobytes; a reply this large is held several times over while
+ * parsed (text, quoted text, objects), so a few read at once stay within a small heap.
+ */
+export const MAX_REPLY_BYTES = 2 * 1024 * 1024;
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_CAP_MS = 2_000;
 /** A call that waited for a connection is sent only with at least this share of its deadline left. */
@@ -122,6 +128,7 @@ export class PaymentsClient {
       pipelining: 1,
       headersTimeout: options.writeTimeoutMs,
       bodyTimeout: options.writeTimeoutMs,
+      maxResponseSize: MAX_REPLY_BYTES,
     };
     this.#pool = new Pool(base.origin, { ...poolOptions, keepAliveTimeout: 30_000 });
     // A kept-alive connection can be closed by the provider just as a request goes out on it
@@ -240,8 +247,10 @@ export class PaymentsClient {
       });
       status = response.statusCode;
       requestId = requestIdFromHeaders(response.headers);
-      const limit = status >= 300 ? MAX_ERROR_BODY_BYTES : MAX_BODY_BYTES;
-      const text = await readText(response.body, limit);
+      const text =
+        status >= 300
+          ? await readText(response.body, MAX_ERROR_BODY_BYTES)
+          : await this.#successText(operationId, isWrite, status, requestId, response.body);
       // Only a 2xx is a success: redirects are not followed (a write must not be resent).
       if (status >= 300)
         throw this.#httpError(operationId, isWrite, status, requestId, text, response.headers);
@@ -259,6 +268,35 @@ export class PaymentsClient {
       signal?.removeEventListener('abort', onCallerAbort);
       release();
       this.#callMs.add(performance.now() - sentAt);
+    }
+  }
+
+  /**
+   * A success's body, read by undici only up to MAX_REPLY_BYTES. Past them a read's reply is
+   * unread (`ReplyTooLargeError`), and a write's answer unreadable: executed, but which record
+   * it made is unknown.
+   */
+  async #successText(
+    operationId: OperationId,
+    isWrite: boolean,
+    status: number,
+    requestId: string | undefined,
+    body: { text(): Promise<string> },
+  ): Promise<string> {
+    try {
+      return await body.text();
+    } catch (cause) {
+      if (!(cause instanceof undiciErrors.ResponseExceededMaxSizeError)) throw cause;
+      const details = { operationId, status, requestId, cause };
+      throw isWrite
+        ? new OutcomeUnknownError('unreadable_success_reply', details)
+        : new ReplyTooLargeError(
+            `${operationId} answered with more than ${MAX_REPLY_BYTES} bytes`,
+            {
+              ...details,
+              limitBytes: MAX_REPLY_BYTES,
+            },
+          );
     }
   }
 

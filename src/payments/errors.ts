@@ -17,6 +17,7 @@ export type PaymentsErrorCode =
   | 'payments.busy'
   | 'payments.network'
   | 'payments.malformed_response'
+  | 'payments.reply_too_large'
   | 'payments.outcome_unknown';
 
 /**
@@ -152,6 +153,24 @@ export class MalformedResponseError extends PaymentsApiError {
   readonly code = 'payments.malformed_response';
   userMessage(): string {
     return `The Payments API answered with something payops cannot read${describeProvider(this)}. Try again; if it persists, tell the provider.`;
+  }
+}
+
+/**
+ * A read whose successful reply went past the bytes payops reads of one reply: it stopped
+ * reading there, so the reply is unread, not empty.
+ */
+export class ReplyTooLargeError extends PaymentsApiError {
+  readonly code = 'payments.reply_too_large';
+  readonly limitBytes: number;
+
+  constructor(summary: string, details: PaymentsErrorDetails & { limitBytes: number }) {
+    super(summary, details);
+    this.limitBytes = details.limitBytes;
+  }
+
+  userMessage(): string {
+    return `The Payments API answered with more than payops reads of one reply (${this.limitBytes / (1024 * 1024)} MiB), so it was not read${describeProvider(this)}. If a list is this large, ask the provider for smaller pages.`;
   }
 }
 

@@ -66,6 +66,7 @@ export type FaultKind =
   | 'hang'
   | 'reset'
   | 'malformed_json'
+  | 'oversized'
   | 'execute_then_drop';
 
 export interface Fault {
@@ -84,6 +85,8 @@ export interface Fault {
   execute?: boolean;
   /** For 'status': the error body's message (a provider that echoes what it was sent, say). */
   message?: string;
+  /** For 'oversized': the reply's size in bytes (default 8 MiB). */
+  bytes?: number;
 }
 
 export interface RecordedRequest {
@@ -131,6 +134,7 @@ const API_PREFIX = '/v1';
 const MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_STATUS_STEP_MS = 5000;
 const DEFAULT_FAULT_LATENCY_MS = 1000;
+const DEFAULT_OVERSIZED_BYTES = 8 * 1024 * 1024;
 
 /** The environment that points payops's Payments client at `sandbox`, with its seeded key. */
 export function sandboxPaymentsEnv(sandbox: Pick<PaymentsSandbox, 'url'>) {
@@ -285,6 +289,7 @@ function executesUnder(outcome: Fault | undefined): boolean {
   switch (outcome?.kind) {
     case undefined:
     case 'malformed_json':
+    case 'oversized':
     case 'execute_then_drop':
       return true;
     case 'status':
@@ -455,6 +460,9 @@ class SandboxServer implements PaymentsSandbox {
       case 'malformed_json':
         if (reply) sendTruncated(response, reply);
         return;
+      case 'oversized':
+        if (reply) send(response, oversized(reply, outcome.bytes ?? DEFAULT_OVERSIZED_BYTES));
+        return;
       case 'status': {
         const status = outcome.status ?? 500;
         const code = FAULT_CODES[status] ?? `HTTP_${status}`;
@@ -617,6 +625,29 @@ function sendTruncated(response: ServerResponse, reply: HttpReply): void {
     'Content-Length': Buffer.byteLength(truncated),
   });
   response.end(truncated);
+}
+
+/**
+ * The reply with its list (`data`) grown by old records of another payee until its JSON holds
+ * about `bytes`: a provider that pages nothing, years into its use.
+ */
+function oversized(reply: HttpReply, bytes: number): HttpReply {
+  const body = reply.body as { data?: unknown };
+  const listed = Array.isArray(body.data) ? body.data : [];
+  const old = (index: number) => ({
+    id: `po_old_${String(index).padStart(8, '0')}`,
+    status: 'completed',
+    amount: '1.00',
+    currency: 'USDC',
+    beneficiary_name: 'Old Payee',
+    beneficiary_account: '000000000001',
+    created_at: '2020-01-01T00:00:00.000Z',
+  });
+  const count = Math.ceil(bytes / JSON.stringify(old(0)).length);
+  return {
+    ...reply,
+    body: { ...body, data: [...listed, ...Array.from({ length: count }, (_, i) => old(i))] },
+  };
 }
 
 /** A request Node cannot parse never reaches `handle`; it still gets a request id. */

@@ -11,6 +11,7 @@ import {
   NetworkError,
   OutcomeUnknownError,
   ProviderBusyError,
+  ReplyTooLargeError,
   RequestRejectedError,
   ScopeReviewRequiredError,
   ServerError,
@@ -251,6 +252,28 @@ describe('faults', () => {
     expect(error).toBeInstanceOf(MalformedResponseError);
     expect(error.status).toBe(200);
     expect(error.requestId).toMatch(/^req_/);
+  });
+
+  it('a read whose reply goes past the byte cap is a ReplyTooLargeError and is not retried', async () => {
+    sandbox.addFault({ kind: 'oversized', operationId: 'listPayouts', bytes: 8 * 1024 * 1024 });
+    const before = callsOf('listPayouts').length;
+    const error = await client.call('listPayouts').catch((caught) => caught);
+    expect(error).toBeInstanceOf(ReplyTooLargeError);
+    expect(error.status).toBe(200);
+    expect(error.userMessage()).toContain('more than payops reads of one reply (2 MiB)');
+    expect(callsOf('listPayouts')).toHaveLength(before + 1);
+    // The connection was dropped at the cap: the next read gets its own, whole.
+    sandbox.clearFaults();
+    expect(findList((await client.call('listPayouts')).body)?.items).toBeDefined();
+  });
+
+  it('a write whose success reply goes past the byte cap has an unknown outcome', async () => {
+    sandbox.addFault({ kind: 'oversized', operationId: 'createPayout', bytes: 4 * 1024 * 1024 });
+    const error = await client
+      .call('createPayout', EXAMPLE_CALLS.createPayout)
+      .catch((caught) => caught);
+    expect(error).toBeInstanceOf(OutcomeUnknownError);
+    expect(error.reason).toBe('unreadable_success_reply');
   });
 
   it('an unreachable provider is a NetworkError; a write to it is known not to be sent', async () => {

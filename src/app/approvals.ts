@@ -484,7 +484,7 @@ export class ApprovalWorkflow {
       send: true,
       note:
         balance && balance.outcome !== 'passed'
-          ? `The balance could not be checked right before sending (${balance.detail}): it was sent as approved.`
+          ? `The balance was not compared right before sending (${balance.detail}): it was sent as approved.`
           : undefined,
     };
   }

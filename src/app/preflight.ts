@@ -1,5 +1,5 @@
 import type { PreflightCheck, WriteIntent } from '../domain/approval.ts';
-import { compareDecimal, plainDecimal } from '../domain/decimal.ts';
+import { compareDecimal, plainDecimal, readAmount } from '../domain/decimal.ts';
 import { OPERATIONS } from '../domain/operations.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 
@@ -12,6 +12,7 @@ import {
   findRecord,
   isRecord,
   type JsonRecord,
+  nextPageOf,
   recordIdentity,
   scalarText,
 } from '../payments/response-shape.ts';
@@ -19,14 +20,26 @@ import {
 /**
  * What payops can check of a write by reading, before an approver is asked: the wallet (and,
  * where its balance reply shows it, the currency and the amount available), the recipient, the
- * corridor and its rail. The spec shows no reply shapes, so "could not check" is an honest
- * answer, never a guess; only a 404 for the wallet or the recipient is certain enough to refuse.
+ * corridor and its rail. The spec shows no reply shapes, currencies, statuses or eligibility, so
+ * a check fails only on what the provider showed (the same currency with less available, a
+ * recipient it calls inactive, a complete corridor list without it); anything payops cannot
+ * compare is "could not check", with what it saw. Only a 404 for the wallet or the recipient is
+ * certain enough to refuse whatever `PAYOPS_PREFLIGHT` says.
  */
 
-/** Statuses that mean a recipient can be paid. */
+/** Statuses that say a recipient can be paid, and those that say it cannot; others are unknown. */
 const ACTIVE = /^(active|enabled|verified|approved|ready|live)$/i;
-const AVAILABLE_KEYS = ['available', 'available_amount', 'availableAmount', 'available_balance'];
-const BALANCE_KEYS = ['amount', 'balance', 'total', 'value'];
+const INACTIVE = /^(inactive|deactivated|disabled|closed|suspended|blocked|deleted|archived)$/i;
+const AVAILABLE_KEYS = [
+  'available',
+  'available_amount',
+  'availableAmount',
+  'available_balance',
+  'availableBalance',
+  'free',
+];
+// Not `value`: a row's value may be its worth in another currency, not an amount of its own.
+const BALANCE_KEYS = ['amount', 'balance', 'total'];
 const CURRENCY_KEYS = ['currency', 'asset', 'currency_code', 'code', 'symbol'];
 const RAIL_KEYS = [
   'rails',
@@ -45,7 +58,7 @@ const RAIL_FIELDS = ['destination_payment_rail', 'destination_type'];
 export function movesMoney(intent: Pick<WriteIntent, 'operationId' | 'fields'>): boolean {
   return (
     OPERATIONS[intent.operationId].scopes.includes('payments:write') &&
-    amountOf(intent.fields) !== undefined
+    intent.fields.amount !== undefined
   );
 }
 
@@ -60,7 +73,11 @@ export async function preflight(client: Reader, intent: WriteIntent): Promise<Pr
   const corridorId = fields.corridor_id;
   const checks = await Promise.all([
     walletId
-      ? walletChecks(client, walletId, movesMoney(intent) ? amountOf(fields) : undefined)
+      ? walletChecks(
+          client,
+          walletId,
+          movesMoney(intent) ? amountOf(intent.operationId, fields) : undefined,
+        )
       : [],
     recipientId ? [await recipientCheck(client, recipientId)] : [],
     corridorId ? corridorChecks(client, corridorId, railOf(fields)) : [],
@@ -75,7 +92,7 @@ export async function balanceCheck(
   signal: AbortSignal,
 ): Promise<PreflightCheck | undefined> {
   const walletId = intent.fields.wallet_id ?? intent.path.walletId;
-  const amount = amountOf(intent.fields);
+  const amount = amountOf(intent.operationId, intent.fields);
   if (!walletId || !amount) return undefined;
   const checks = await walletChecks(client, walletId, amount, signal);
   return checks.find((check) => check.name === 'balance');
@@ -84,13 +101,23 @@ export async function balanceCheck(
 interface Amount {
   amount: string;
   currency: string | undefined;
+  /** What the write is called in a sentence: `payout`, `transfer`… */
+  what: string;
 }
 
-function amountOf(fields: Readonly<Record<string, string>>): Amount | undefined {
+function amountOf(
+  operationId: WriteIntent['operationId'],
+  fields: Readonly<Record<string, string>>,
+): Amount | undefined {
   const amount = fields.amount;
   if (amount === undefined) return undefined;
   const currencyField = AMOUNT_CURRENCY_FIELDS.find((name) => fields[name] !== undefined);
-  return { amount, currency: currencyField && fields[currencyField] };
+  const { command } = OPERATIONS[operationId];
+  return {
+    amount,
+    currency: currencyField && fields[currencyField],
+    what: /^(payout|transfer)$/.test(command) ? command : 'request',
+  };
 }
 
 function railOf(fields: Readonly<Record<string, string>>): string | undefined {
@@ -133,39 +160,58 @@ async function walletChecks(
   return amount ? [wallet, balanceOf(body, amount)] : [wallet];
 }
 
-/** The balance reply's row for the currency, as far as its shape shows it. */
-function balanceOf(body: unknown, { amount, currency }: Amount): PreflightCheck {
+/**
+ * The balance reply's rows for the request's currency, compared only where the reply shows that
+ * very currency: another one may be paid by conversion (a USDC wallet paying out USD), and
+ * `usdc` is not `USDC` to a provider that may refuse it, so neither is a failed check.
+ */
+function balanceOf(body: unknown, { amount, currency, what }: Amount): PreflightCheck {
   const rows = balanceRows(body);
-  if (rows.length === 0 || !currency) {
-    return {
-      name: 'balance',
-      outcome: 'unchecked',
-      detail: 'the balance reply does not show amounts by currency',
-    };
+  const unchecked = (detail: string): PreflightCheck => ({
+    name: 'balance',
+    outcome: 'unchecked',
+    detail,
+  });
+  if (rows.length === 0) return unchecked('the balance reply does not show amounts by currency');
+  if (!currency) return unchecked(`the ${what} names no currency to compare with`);
+  const same = rows.filter((row) => row.currency === currency);
+  if (same.length === 0) {
+    const otherCase = rows.find((row) => row.currency.toUpperCase() === currency.toUpperCase());
+    if (otherCase) {
+      return unchecked(
+        `the wallet's balance is in ${otherCase.currency}; the ${what} says ${currency}, which is not the same text: the provider may refuse it`,
+      );
+    }
+    const held = rows.map((row) => `${row.shown} ${row.currency}`).join(', ');
+    return unchecked(
+      `the wallet holds ${held}; the ${what} is in ${currency}: payops cannot compare them`,
+    );
   }
-  const row = rows.find((each) => each.currency.toUpperCase() === currency.toUpperCase());
-  if (!row) {
-    return { name: 'balance', outcome: 'failed', detail: `the wallet holds no ${currency}` };
-  }
-  if (compareDecimal(row.available, plainDecimal(amount) ?? amount) < 0) {
+  const wanted = plainDecimal(amount) ?? amount;
+  const most = same.reduce((a, b) => (compareDecimal(b.available, a.available) > 0 ? b : a));
+  if (compareDecimal(most.available, wanted) < 0) {
     return {
       name: 'balance',
       outcome: 'failed',
-      detail: `${row.available} ${currency} available, less than the ${amount} requested`,
+      detail: `${most.shown} ${currency} available, less than the ${amount} requested`,
     };
   }
-  return {
-    name: 'balance',
-    outcome: 'passed',
-    detail: `${row.available} ${currency} available`,
-  };
+  return { name: 'balance', outcome: 'passed', detail: `${most.shown} ${currency} available` };
+}
+
+interface BalanceRow {
+  currency: string;
+  /** A plain decimal, to compare. */
+  available: string;
+  /** As the provider wrote it. */
+  shown: string;
 }
 
 /**
- * `[{currency, available|amount}]` under any list key, or `{USDC: "12.00"}` — each amount a
- * plain decimal, or the row is left out.
+ * `[{currency, available|amount}]` under any list key, `{USDC: "12.00"}` or
+ * `{USDC: {available: "12.00"}}` — each amount a plain decimal, or the row is left out.
  */
-function balanceRows(body: unknown): Array<{ currency: string; available: string }> {
+function balanceRows(body: unknown): BalanceRow[] {
   const record = findRecord(body);
   const list =
     findList(body)?.items ??
@@ -174,15 +220,16 @@ function balanceRows(body: unknown): Array<{ currency: string; available: string
   return list.flatMap((item) => {
     if (!isRecord(item)) return [];
     const currency = firstText(item, CURRENCY_KEYS);
-    const available = plainDecimal(
-      firstText(item, AVAILABLE_KEYS) ?? firstText(item, BALANCE_KEYS) ?? '',
-    );
-    return currency && available ? [{ currency, available }] : [];
+    const shown = firstText(item, AVAILABLE_KEYS) ?? firstText(item, BALANCE_KEYS);
+    const available = shown === undefined ? undefined : readAmount(shown);
+    return currency && shown && available ? [{ currency, available, shown }] : [];
   });
 }
 
 function mapRows(balances: JsonRecord): JsonRecord[] {
-  return Object.entries(balances).map(([currency, amount]) => ({ currency, amount }));
+  return Object.entries(balances).map(([currency, amount]) =>
+    isRecord(amount) ? { ...amount, currency } : { currency, amount },
+  );
 }
 
 async function recipientCheck(client: Reader, id: string): Promise<PreflightCheck> {
@@ -198,9 +245,16 @@ async function recipientCheck(client: Reader, id: string): Promise<PreflightChec
         detail: `${id} exists (its status is not shown)`,
       };
     }
-    return ACTIVE.test(status)
-      ? { name: 'recipient', outcome: 'passed', detail: `${id} is ${status}` }
-      : { name: 'recipient', outcome: 'failed', detail: `${id} is ${status}, not active` };
+    if (ACTIVE.test(status)) {
+      return { name: 'recipient', outcome: 'passed', detail: `${id} is ${status}` };
+    }
+    return INACTIVE.test(status)
+      ? { name: 'recipient', outcome: 'failed', detail: `${id} is ${status}, not active` }
+      : {
+          name: 'recipient',
+          outcome: 'unchecked',
+          detail: `${id} is ${status}: payops does not know whether that status can be paid`,
+        };
   } catch (error) {
     if (isNotFound(error)) {
       return {
@@ -223,53 +277,60 @@ async function corridorChecks(
   corridorId: string,
   rail: string | undefined,
 ): Promise<PreflightCheck[]> {
-  let items: unknown[] | undefined;
+  const unchecked = (detail: string): PreflightCheck[] => [
+    { name: 'corridor', outcome: 'unchecked', detail },
+  ];
+  let body: unknown;
   try {
-    items = findList((await client.call('listCorridors')).body)?.items;
+    body = (await client.call('listCorridors')).body;
   } catch (error) {
-    return [
-      {
-        name: 'corridor',
-        outcome: 'unchecked',
-        detail: `could not list corridors: ${reasonOf(error)}`,
-      },
-    ];
+    return unchecked(`could not list corridors: ${reasonOf(error)}`);
   }
-  if (!items) {
-    return [
-      {
-        name: 'corridor',
-        outcome: 'unchecked',
-        detail: 'the corridor list is not in a shape payops reads',
-      },
-    ];
-  }
-  const corridor = items.find((item) => recordIdentity(item).id === corridorId);
+  const list = findList(body);
+  if (!list) return unchecked('the corridor list is not in a shape payops reads');
+  const corridor = list.items.find((item) => recordIdentity(item).id === corridorId);
   if (!isRecord(corridor)) {
-    return [
-      {
-        name: 'corridor',
-        outcome: 'failed',
-        detail: `${corridorId} is not among the provider's corridors`,
-      },
-    ];
+    // Absent from a list is evidence only when the list is whole and shows every corridor's id.
+    const whole =
+      nextPageOf(body, list.items, OPERATIONS.listCorridors.path).kind === 'end' &&
+      (list.total === undefined || list.total <= list.items.length) &&
+      list.items.every((item) => recordIdentity(item).id !== undefined);
+    return whole
+      ? [
+          {
+            name: 'corridor',
+            outcome: 'failed',
+            detail: `${corridorId} is not among the provider's corridors`,
+          },
+        ]
+      : unchecked(`${corridorId} is not on the part of the corridor list payops could read`);
   }
   const checks: PreflightCheck[] = [
     { name: 'corridor', outcome: 'passed', detail: `${corridorId} exists` },
   ];
   const rails = railsOf(corridor);
-  if (rail && rails.length > 0) {
-    checks.push(
-      rails.some((each) => each.toLowerCase() === rail.toLowerCase())
-        ? { name: 'rail', outcome: 'passed', detail: `${corridorId} lists ${rail}` }
-        : {
-            name: 'rail',
-            outcome: 'failed',
-            detail: `${corridorId} lists ${rails.join(', ')}, not ${rail}`,
-          },
-    );
-  }
+  if (rail && rails.length > 0) checks.push(railCheck(corridorId, rails, rail));
   return checks;
+}
+
+/** The rail as the request writes it, among the corridor's: `ACH` listed is not `ach` sent. */
+function railCheck(corridorId: string, rails: string[], rail: string): PreflightCheck {
+  if (rails.includes(rail)) {
+    return { name: 'rail', outcome: 'passed', detail: `${corridorId} lists ${rail}` };
+  }
+  const otherCase = rails.find((each) => each.toLowerCase() === rail.toLowerCase());
+  if (otherCase) {
+    return {
+      name: 'rail',
+      outcome: 'unchecked',
+      detail: `${corridorId} lists ${otherCase}; the request says ${rail}, which is not the same text: the provider may refuse it`,
+    };
+  }
+  return {
+    name: 'rail',
+    outcome: 'failed',
+    detail: `${corridorId} lists ${rails.join(', ')}, not ${rail}`,
+  };
 }
 
 function railsOf(corridor: JsonRecord): string[] {

@@ -47,13 +47,40 @@ describe('pre-flight checks', () => {
     expect(check?.detail).toMatch(/not active/);
   });
 
-  it('a currency the wallet does not hold, and a corridor the provider does not list, are warnings', async () => {
-    const checks = await transfer({ source_currency: 'EURC', corridor_id: 'cor_nowhere' });
+  it('a currency the wallet does not list is not compared: it may be paid by conversion', async () => {
+    const checks = await transfer({ source_currency: 'EURC' });
+    expect(checks.find((check) => check.name === 'balance')).toEqual({
+      name: 'balance',
+      outcome: 'unchecked',
+      detail:
+        'the wallet holds 1250.50 USDC, 310.00 USDT; the transfer is in EURC: payops cannot compare them',
+    });
+  });
+
+  it('a currency written in another case is not the one the balance lists: not passed', async () => {
+    const checks = await transfer({ source_currency: 'usdc' });
+    expect(checks.find((check) => check.name === 'balance')).toMatchObject({
+      outcome: 'unchecked',
+      detail: expect.stringContaining(
+        'is in USDC; the transfer says usdc, which is not the same text',
+      ),
+    });
+  });
+
+  it('only less of the same currency fails the balance check', async () => {
+    const checks = await transfer({ amount: '99999999.00' });
     expect(checks.find((check) => check.name === 'balance')).toMatchObject({
       outcome: 'failed',
-      detail: 'the wallet holds no EURC',
+      detail: expect.stringMatching(/USDC available, less than the 99999999.00 requested$/),
     });
-    expect(checks.find((check) => check.name === 'corridor')).toMatchObject({ outcome: 'failed' });
+  });
+
+  it('a corridor missing from the whole corridor list is a warning', async () => {
+    const checks = await transfer({ corridor_id: 'cor_nowhere' });
+    expect(checks.find((check) => check.name === 'corridor')).toMatchObject({
+      outcome: 'failed',
+      detail: "cor_nowhere is not among the provider's corridors",
+    });
   });
 
   it('a rail the corridor does not list is a warning', async () => {

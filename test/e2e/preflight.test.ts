@@ -91,7 +91,31 @@ describe('pre-flight checks (warn)', () => {
     expect(createPayoutCalls(r.sandbox)).toHaveLength(calls);
     expect((await r.bot.store.get(second))?.status).toBe('failed');
   });
+  it('a currency typed in another case than the balance lists is said on the card, not passed', async () => {
+    const id = requestIdIn(
+      (await ask(r, payout({ currency: 'usdc', beneficiary_account: '000999000999' }))).shown,
+    );
+    const { text } = await cardOf(r, id);
+    expect(text).toContain('is in USDC; the payout says usdc, which is not the same text');
+    expect(text).not.toContain('USDC available');
+  });
 });
+
+/** Approves request `id` from its card as bob, and returns the card's update once it settles. */
+async function approvedCard(r: Rehearsal, id: number): Promise<string> {
+  const { ts } = await cardOf(r, id);
+  await r.driver.blockAction({
+    userId: 'U0BOB',
+    actionId: ACTION.approve,
+    message: { channel: 'C0APPROVALS', ts },
+  });
+  const update = await r.slack.waitForCall(
+    'chat.update',
+    (call) =>
+      call.args.ts === ts && /submitted|refused|nothing was sent/i.test(JSON.stringify(call.args)),
+  );
+  return JSON.stringify(update.args);
+}
 
 describe('pre-flight checks (strict)', () => {
   let r: Rehearsal;
@@ -106,5 +130,24 @@ describe('pre-flight checks (strict)', () => {
     expect(answer.shown).toContain('42.75 USDC available, less than the 50.00 requested');
     expect(answer.shown).toContain('Not requested, nothing stored');
     expect(await storedCount(r)).toBe(before);
+  });
+
+  it('a USD payout from a wallet listing only USDC is not refused: it is sent once, as approved', async () => {
+    const before = createPayoutCalls(r.sandbox).length;
+    const answer = await ask(r, payout({ currency: 'USD', beneficiary_account: '000555000555' }));
+    const id = requestIdIn(answer.shown);
+    const { text } = await cardOf(r, id);
+    expect(text).toContain(
+      'the wallet holds 42.75 USDC; the payout is in USD: payops cannot compare them',
+    );
+    const update = await approvedCard(r, id);
+    expect(update).not.toContain('balance is now too low');
+    expect(update).toContain('payops cannot compare them');
+    const sent = createPayoutCalls(r.sandbox).slice(before);
+    expect(sent).toHaveLength(1);
+    expect(JSON.parse(sent[0]?.body ?? '{}')).toMatchObject({
+      currency: 'USD',
+      amount: PAYOUT.amount,
+    });
   });
 });

@@ -24,8 +24,15 @@ export const SLACK_BODY_LIMIT = 256 * 1024;
  */
 export const MAX_CLOCK_AHEAD_SEC = 60;
 
+/**
+ * A signature as Slack writes it: `v0=` and the 64 lowercase hex digits of an HMAC-SHA256. Bolt
+ * checks only what lies between the first and a second `=`, so `v0=<hex>=x` passes its check too:
+ * refused here, a suffix can never make the same signed request new to the replay record.
+ */
+const SLACK_SIGNATURE = /^v0=[0-9a-f]{64}$/;
+
 export interface ReplayGuard {
-  /** True the first time a request signature is seen, false for a replay. */
+  /** True the first time a request's signature (`v0=<hex>`, nothing else) is seen, false for a replay. */
   firstSeen(signature: string, timestampSec: number): Promise<boolean>;
 }
 
@@ -55,8 +62,8 @@ type Verdict = 'pass' | 'replay' | 400 | 401 | 413;
 
 /**
  * Bolt's HTTP receiver, with what it lacks at its edge for every signed request: a body limit
- * fit for Slack, timestamps refused from the future as from the past, a replay of the same signed
- * bytes acknowledged and ignored, and a body that is not a JSON object refused (in Bolt 5.1 a
+ * fit for Slack, timestamps refused from the future as from the past, a signature only in Slack's
+ * own form, a replay of the same signed bytes acknowledged and ignored, and a body that is not a JSON object refused (in Bolt 5.1 a
  * signed `null` crashes the process). Bolt then reads the buffered body and checks it again.
  */
 export function createSlackReceiver(
@@ -142,9 +149,10 @@ function screening(
     if (!isObject(body) || !slackShaped(body)) return 400;
     // Slack's unsigned SSL check, answered by Bolt: nothing is verified, so nothing is recorded.
     if ((body as { ssl_check?: unknown }).ssl_check === '1') return 'pass';
+    const signature = req.headers['x-slack-signature'];
+    if (typeof signature !== 'string' || !SLACK_SIGNATURE.test(signature)) return 401;
     const timestampSec = Number(req.headers['x-slack-request-timestamp']);
     if (timestampSec > Date.now() / 1000 + MAX_CLOCK_AHEAD_SEC) return 401;
-    const signature = String(req.headers['x-slack-signature']);
     if (!(await replays.local.firstSeen(signature, timestampSec))) return 'replay';
     if (replays.shared === undefined) return 'pass';
     const verdict = replays.shared.firstSeen(signature, timestampSec);

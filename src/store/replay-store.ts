@@ -39,22 +39,57 @@ export class ReplayStore {
 }
 
 /**
+ * Bolt refuses a request whose timestamp is older than this, so its signature can never pass
+ * again: what may be forgotten first when memory is full.
+ */
+const REPLAYABLE_SEC = 5 * 60;
+
+/**
+ * How many signatures memory holds at most (`v0=` and 64 hex digits each: about 7 MB). Only
+ * requests signed with the app's secret get in, each once: this is Slack sending over 80 requests
+ * a second for ten minutes, far beyond a payments workspace.
+ */
+export const MAX_REMEMBERED_SIGNATURES = 50_000;
+
+/** Memory is full of signatures that could still be replayed: refused (503), never forgotten. */
+export class ReplayMemoryFull extends Error {
+  constructor() {
+    super('every remembered Slack signature is still replayable: the request is refused');
+    this.name = 'ReplayMemoryFull';
+  }
+}
+
+/**
  * The same, in this process's memory: asked before every ack, and all there is on the embedded
  * store, which one process alone may hold (its folder is locked). What it forgets is a
  * restart's worth.
  */
 export class ReplaysInMemory {
   readonly #seen = new Map<string, number>();
+  readonly #capacity: number;
   #pruneAfter = 0;
+
+  constructor(capacity = MAX_REMEMBERED_SIGNATURES) {
+    this.#capacity = capacity;
+  }
 
   async firstSeen(signature: string, timestampSec: number): Promise<boolean> {
     const nowSec = Date.now() / 1000;
     if (Date.now() >= this.#pruneAfter) {
       this.#pruneAfter = Date.now() + PRUNE_EVERY_MS;
-      for (const [seen, at] of this.#seen) if (at < nowSec - KEEP_SEC) this.#seen.delete(seen);
+      this.#forgetOlderThan(nowSec - KEEP_SEC);
     }
     if (this.#seen.has(signature)) return false;
+    if (this.#seen.size >= this.#capacity) {
+      // Safe: past Slack's five-minute window Bolt refuses the request, whatever is remembered.
+      this.#forgetOlderThan(nowSec - REPLAYABLE_SEC);
+      if (this.#seen.size >= this.#capacity) throw new ReplayMemoryFull();
+    }
     this.#seen.set(signature, timestampSec);
     return true;
+  }
+
+  #forgetOlderThan(sec: number): void {
+    for (const [seen, at] of this.#seen) if (at < sec) this.#seen.delete(seen);
   }
 }

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
-import { sendExactly, signSlackRequest } from '../../src/sandbox/slack.ts';
+import { type SignedRequest, sendExactly, signSlackRequest } from '../../src/sandbox/slack.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 import { ask, openPayoutForm, requestFormValues } from '../helpers/slack.ts';
@@ -56,6 +56,15 @@ async function requested(overrides: Record<string, string>) {
   const id = Number(/Request #(\d+)/.exec(answer.shown)?.[1]);
   expect(id).toBeGreaterThan(0);
   return { id, ts: await cardOf(id) };
+}
+
+/** What Bolt's signature check ignores, after a second `=`: each made a replay look new. */
+const SIGNATURE_SUFFIXES = ['=x', '=y', '=', `=${'z'.repeat(4_000)}`];
+
+/** The same bytes, their signature with `suffix` appended. */
+function withSignatureSuffix(request: SignedRequest, suffix: string): SignedRequest {
+  const signature = request.headers['X-Slack-Signature'];
+  return { ...request, headers: { ...request.headers, 'X-Slack-Signature': signature + suffix } };
 }
 
 /** A body signed with the given timestamp, posted to the bot; its answer within 5 s. */
@@ -190,19 +199,66 @@ describe('text no record can hold', () => {
 });
 
 describe('signed requests at the edge', () => {
-  it('a byte-identical replay of a signed /pay payout is acknowledged and does nothing', async () => {
-    const text = payoutText({ amount: '7.04' });
+  /** A signed `/pay payout` of `amount`, answered and stored once. */
+  async function payoutRequested(amount: string) {
+    const text = payoutText({ amount });
     const sent = await r.driver.slashCommand({ text, userId: 'U0ALICE', channelId: 'C0PAYOPS' });
     await r.slack.nextResponse(sent.responseUrlId);
-    const ofThisPayout = () => pendingWhere((request) => request.body?.includes('"7.04"') ?? false);
+    const ofThisPayout = () =>
+      pendingWhere((request) => request.body?.includes(`"${amount}"`) ?? false);
     expect(await ofThisPayout()).toHaveLength(1);
+    return {
+      request: sent.request,
+      async expectTakenOnce() {
+        // Long enough for a second request to be stored and answered, were it taken.
+        await sleep(750);
+        expect(await ofThisPayout()).toHaveLength(1);
+        expect(r.slack.responsesTo(sent.responseUrlId)).toHaveLength(1);
+      },
+    };
+  }
 
-    const replayed = await r.driver.replay(sent.request);
+  it('a byte-identical replay of a signed /pay payout is acknowledged and does nothing', async () => {
+    const payout = await payoutRequested('7.04');
+    const replayed = await r.driver.replay(payout.request);
     expect(replayed).toMatchObject({ status: 200, body: '' });
-    // Long enough for a second request to be stored and answered, were it taken.
-    await sleep(750);
-    expect(await ofThisPayout()).toHaveLength(1);
-    expect(r.slack.responsesTo(sent.responseUrlId)).toHaveLength(1);
+    await payout.expectTakenOnce();
+  });
+
+  it('a captured /pay unfreeze replayed with a suffix on its signature is refused and the freeze holds', async () => {
+    await ask(r, 'freeze first drill', { userId: 'U0BOB' });
+    const unfreeze = await r.driver.slashCommand({
+      text: 'unfreeze',
+      userId: 'U0BOB',
+      channelId: 'C0PAYOPS',
+    });
+    await r.slack.nextResponse(unfreeze.responseUrlId);
+    expect((await r.bot.workflow.freezeState()).frozen).toBe(false);
+
+    await ask(r, 'freeze second drill', { userId: 'U0BOB' });
+    try {
+      for (const suffix of SIGNATURE_SUFFIXES) {
+        const replayed = await r.driver.replay(withSignatureSuffix(unfreeze.request, suffix));
+        expect(replayed.status, suffix).toBe(401);
+      }
+      await sleep(500);
+      expect(await r.bot.workflow.freezeState()).toMatchObject({
+        frozen: true,
+        reason: 'second drill',
+      });
+      expect(r.slack.responsesTo(unfreeze.responseUrlId)).toHaveLength(1);
+    } finally {
+      await ask(r, 'unfreeze', { userId: 'U0BOB' });
+    }
+  });
+
+  it('a captured /pay payout replayed with suffixes on its signature makes no second request', async () => {
+    const payout = await payoutRequested('7.06');
+    for (const suffix of SIGNATURE_SUFFIXES) {
+      const replayed = await r.driver.replay(withSignatureSuffix(payout.request, suffix));
+      expect(replayed.status, suffix).toBe(401);
+    }
+    await payout.expectTakenOnce();
   });
 
   it('a timestamp from the future is refused like a bad signature, beyond a minute ahead', async () => {

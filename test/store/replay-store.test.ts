@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReplayStore, ReplaysInMemory } from '../../src/store/replay-store.ts';
+import {
+  MAX_REMEMBERED_SIGNATURES,
+  ReplayMemoryFull,
+  ReplayStore,
+  ReplaysInMemory,
+} from '../../src/store/replay-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 
 describe.each(engines())('signed Slack requests already taken, on %s', (engine) => {
@@ -40,5 +45,27 @@ describe('replays remembered in memory (the embedded store: one process)', () =>
     expect(await replays.firstSeen('v0=abc', now)).toBe(true);
     expect(await replays.firstSeen('v0=abc', now)).toBe(false);
     expect(await replays.firstSeen('v0=def', now)).toBe(true);
+  });
+
+  it('holds at most its bound: what Bolt would refuse goes first, and it refuses rather than forget what could still be replayed', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const replays = new ReplaysInMemory(3);
+    expect(await replays.firstSeen('v0=stale', now - 6 * 60)).toBe(true);
+    expect(await replays.firstSeen('v0=a', now)).toBe(true);
+    expect(await replays.firstSeen('v0=b', now - 4 * 60)).toBe(true);
+    // Full: the signature past Slack's five minutes makes room.
+    expect(await replays.firstSeen('v0=c', now)).toBe(true);
+    await expect(replays.firstSeen('v0=d', now)).rejects.toThrow(ReplayMemoryFull);
+    for (const kept of ['v0=a', 'v0=b', 'v0=c'])
+      expect(await replays.firstSeen(kept, now)).toBe(false);
+  });
+
+  it(`holds no more than ${MAX_REMEMBERED_SIGNATURES} signatures by default`, async () => {
+    const now = Math.floor(Date.now() / 1000);
+    const replays = new ReplaysInMemory();
+    for (let index = 0; index < MAX_REMEMBERED_SIGNATURES; index += 1) {
+      expect(await replays.firstSeen(`v0=${index}`, now)).toBe(true);
+    }
+    await expect(replays.firstSeen('v0=one-more', now)).rejects.toThrow(ReplayMemoryFull);
   });
 });

@@ -16,6 +16,7 @@ import {
   type OperationId,
   requiredScopes,
 } from '../domain/operations.ts';
+import { jsonText } from './json-text.ts';
 import {
   type Business,
   createSandboxState,
@@ -31,6 +32,7 @@ import { errorBody, SandboxError } from './payments-errors.ts';
 import { checkedListView, type ListView, pagingParameter } from './payments-lists.ts';
 import { HANDLERS, type Reply } from './payments-operations.ts';
 import { parseBody, parseQuery, scopeBearingQueryNames } from './payments-validation.ts';
+import { PROFILES, type ProfileName, type ProviderProfile } from './provider-profiles.ts';
 
 export {
   SANDBOX_BUSINESS,
@@ -42,6 +44,13 @@ export {
 } from './payments-data.ts';
 export type { ListView, PagingStyle } from './payments-lists.ts';
 export { TRANSFERS_LIMIT } from './payments-validation.ts';
+export {
+  isProfileName,
+  PROFILE_NAMES,
+  PROFILES,
+  type ProfileName,
+  type ProviderProfile,
+} from './provider-profiles.ts';
 
 export interface SandboxOptions {
   /** Default 0: an ephemeral port. */
@@ -56,8 +65,13 @@ export interface SandboxOptions {
   statusStepMs?: number;
   /** The clock (default Date.now), so tests can advance time. */
   now?: () => number;
-  /** How lists show records and pages (default: one page, as sent); change it with `setListView`. */
+  /**
+   * How lists show records and pages (default: the profile's; the default profile's is one page,
+   * as sent); change it with `setListView`.
+   */
   listView?: ListView;
+  /** The provider the sandbox plays (default 'default'): see provider-profiles.ts. */
+  profile?: ProfileName;
 }
 
 export type FaultKind =
@@ -116,7 +130,7 @@ export interface PaymentsSandbox {
   addFault(fault: Fault): void;
   clearFaults(): void;
   setLatency(ms: number): void;
-  /** How lists show their records and pages from now on: see `ListView`. */
+  /** How lists show their records and pages from now on, instead of the profile's: see `ListView`. */
   setListView(view: ListView): void;
   /**
    * Moves a payout, transfer or deposit to `status` (any word, as a provider may use) from now
@@ -328,13 +342,15 @@ class SandboxServer implements PaymentsSandbox {
   private readonly statusStepMs: number;
   private latencyMs = 0;
   private listView: ListView;
+  private readonly profile: ProviderProfile;
 
   constructor(options: SandboxOptions) {
     this.keys = options.keys ?? SANDBOX_KEYS;
     this.now = options.now ?? Date.now;
     this.statusStepMs = options.statusStepMs ?? DEFAULT_STATUS_STEP_MS;
     this.setLatency(options.latencyMs ?? 0);
-    this.listView = checkedListView(options.listView ?? {});
+    this.profile = PROFILES[options.profile ?? 'default'];
+    this.listView = checkedListView(options.listView ?? this.profile.list);
     this.server = createServer((request, response) => {
       // A failure here is the client going away mid-request: nothing left to answer.
       this.handle(request, response).catch(() => response.destroy());
@@ -528,6 +544,7 @@ class SandboxServer implements PaymentsSandbox {
         now: this.now(),
         statusStepMs: this.statusStepMs,
         listing: { view: this.listView, query, self: `${new URL(this.url).origin}${path}` },
+        profile: this.profile,
       });
     } catch (error) {
       if (error instanceof SandboxError) {
@@ -607,7 +624,7 @@ function readBody(request: IncomingMessage): Promise<string | null> {
 }
 
 function send(response: ServerResponse, reply: HttpReply): void {
-  const text = JSON.stringify(reply.body);
+  const text = jsonText(reply.body);
   response.writeHead(reply.status, {
     'Content-Type': 'application/json; charset=utf-8',
     'Content-Length': Buffer.byteLength(text),
@@ -618,7 +635,7 @@ function send(response: ServerResponse, reply: HttpReply): void {
 
 /** A 200 whose JSON stops halfway: a proper prefix of an object or array is never valid JSON. */
 function sendTruncated(response: ServerResponse, reply: HttpReply): void {
-  const text = JSON.stringify(reply.body);
+  const text = jsonText(reply.body);
   const truncated = text.slice(0, Math.max(1, Math.floor(text.length / 2)));
   response.writeHead(200, {
     'Content-Type': 'application/json; charset=utf-8',

@@ -87,6 +87,10 @@ export type Chain = (typeof CHAINS)[number];
 export const WALLET_CURRENCIES = ['USDC', 'USDT'] as const;
 export const FIAT_CURRENCIES = ['USD', 'EUR', 'GBP', 'MXN', 'BRL'] as const;
 export const FIAT_RAILS = ['ach', 'wire', 'sepa', 'spei', 'pix'] as const;
+/** The currency a bank account is paid in over each rail. */
+export const RAIL_CURRENCY: Readonly<
+  Record<(typeof FIAT_RAILS)[number], (typeof FIAT_CURRENCIES)[number]>
+> = { ach: 'USD', wire: 'USD', sepa: 'EUR', spei: 'MXN', pix: 'BRL' };
 
 export function isOneOf<T extends string>(values: readonly T[], value: string): value is T {
   return (values as readonly string[]).includes(value);

@@ -9,14 +9,15 @@ import { plainDecimal } from '../domain/decimal.ts';
 import { maskAccount } from '../domain/masking.ts';
 import { SandboxError } from './payments-errors.ts';
 
-export type PagingStyle = 'cursor' | 'link' | 'page' | 'has_more';
+export type PagingStyle = 'cursor' | 'link' | 'next_url' | 'page' | 'has_more';
 
 export interface ListView {
   /** Records per page; without it every list is one page. */
   pageSize?: number;
   /**
    * How a reply points to its next page (default 'cursor'): `next_cursor` (sent back as
-   * `?cursor=`), `links.next` (a URL), `page` of `total_pages` (`?page=`), or `has_more`
+   * `?cursor=`), `links.next` (a URL), `next` (a URL asking `?page=`, the records under
+   * `results` beside `count` and `previous`), `page` of `total_pages` (`?page=`), or `has_more`
    * (`?starting_after=` the last id).
    */
   paging?: PagingStyle;
@@ -37,6 +38,7 @@ export interface ListView {
 const PAGING_PARAMETER: Readonly<Record<PagingStyle, string>> = {
   cursor: 'cursor',
   link: 'cursor',
+  next_url: 'page',
   page: 'page',
   has_more: 'starting_after',
 };
@@ -64,7 +66,10 @@ export interface ListRequest {
 const ACCOUNT_FIELDS = ['account_number', 'beneficiary_account'];
 const ROUTING_FIELDS = ['routing_number', 'beneficiary_routing'];
 
-/** One page of `items` as the view shows it, wrapped as `{ "data": [...] }` with its paging. */
+/**
+ * One page of `items` as the view shows it, wrapped as `{ "data": [...] }` (`results` under
+ * `next_url` paging) with its paging.
+ */
 export function listBody(items: readonly unknown[], request: ListRequest, limit?: number): unknown {
   const { view } = request;
   const size = Math.min(
@@ -85,6 +90,20 @@ export function listBody(items: readonly unknown[], request: ListRequest, limit?
       const next = new URLSearchParams(request.query as Map<string, string>);
       if (cursor) next.set('cursor', cursor);
       return { data, links: { next: cursor ? `${request.self}?${next}` : null } };
+    }
+    case 'next_url': {
+      const page = (number: number) => {
+        const query = new URLSearchParams(request.query as Map<string, string>);
+        query.set('page', String(number));
+        return `${request.self}?${query}`;
+      };
+      const current = start / size + 1;
+      return {
+        count: items.length,
+        next: more ? page(current + 1) : null,
+        previous: current > 1 ? page(current - 1) : null,
+        results: data,
+      };
     }
     case 'page':
       return {

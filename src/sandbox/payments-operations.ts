@@ -13,6 +13,7 @@ import {
   DEPOSIT_CURRENCIES,
   depositInstructions,
   FIAT_CURRENCIES,
+  FIAT_RAILS,
   FX_BASE,
   FX_RATES_PER_USD,
   isAddressOf,
@@ -20,6 +21,7 @@ import {
   type Movement,
   newAddress,
   newId,
+  RAIL_CURRENCY,
   type Recipient,
   type SandboxState,
   WALLET_CURRENCIES,
@@ -29,6 +31,7 @@ import {
 import { SandboxError, unprocessable } from './payments-errors.ts';
 import { type ListRequest, listBody } from './payments-lists.ts';
 import { type Fields, TRANSFERS_LIMIT } from './payments-validation.ts';
+import { type MovementKind, type ProviderProfile, RETURNED } from './provider-profiles.ts';
 
 export interface OperationContext {
   readonly state: SandboxState;
@@ -40,6 +43,8 @@ export interface OperationContext {
   readonly now: number;
   readonly statusStepMs: number;
   readonly listing: ListRequest;
+  /** The provider the sandbox plays: what it accepts and how it shows records. */
+  readonly profile: ProviderProfile;
 }
 
 export interface Reply {
@@ -63,12 +68,8 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
   listWallets: (context) => list(context.business.wallets.map(withoutBalances), context),
 
   getWalletBalance: (context) => {
-    const wallet = walletFromPath(context);
-    return ok({
-      wallet_id: wallet.id,
-      chain: wallet.chain,
-      balances: Object.entries(wallet.balances).map(([currency, amount]) => ({ currency, amount })),
-    });
+    const { id, chain, balances } = walletFromPath(context);
+    return ok(context.profile.balance({ walletId: id, chain, balances }));
   },
 
   getWalletHistory: (context) => {
@@ -170,18 +171,18 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
   reactivateRecipient: (context) =>
     setActivity(context.business.recipients, RECIPIENT, context.params, 'active'),
 
-  listDeposits: (context) => listMovements(context.business.deposits, context),
+  listDeposits: (context) => listMovements('deposit', context),
 
   listTransfers: (context) => {
     const limit = Number(context.query.get('limit') ?? TRANSFERS_LIMIT.default);
-    return listMovements(context.business.transfers, context, limit);
+    return listMovements('transfer', context, limit);
   },
 
   createTransfer: (context) => {
     const { wallet, recipient, corridor } = offrampParties(context);
     const amount = required(context.body, 'amount');
     const entry = debit(wallet, corridor.source_currency, amount);
-    return recordMovement(context, context.business.transfers, 'tr', entry, {
+    return recordMovement(context, 'transfer', entry, {
       type: 'offramp',
       wallet_id: wallet.id,
       external_account_id: recipient.id,
@@ -207,7 +208,7 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
       destination_address: destinationAddress(body, rail),
     };
     const entry = debit(wallet, fields.source_currency, fields.amount);
-    return recordMovement(context, context.business.transfers, 'tr', entry, fields);
+    return recordMovement(context, 'transfer', entry, fields);
   },
 
   // Sandbox's choice: a route is a standing configuration that moves no money, listed among the
@@ -216,7 +217,7 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
     const { body } = context;
     const wallet = walletFromBody(context);
     const rail = chainOf(body, 'destination_payment_rail');
-    return recordMovement(context, context.business.transfers, 'tr', undefined, {
+    return recordMovement(context, 'transfer', undefined, {
       type: 'payment_route',
       wallet_id: wallet.id,
       source_currency: walletCurrency(body, 'source_currency'),
@@ -228,7 +229,7 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
 
   createOfframpRoute: (context) => {
     const { wallet, recipient, corridor } = offrampParties(context);
-    return recordMovement(context, context.business.transfers, 'tr', undefined, {
+    return recordMovement(context, 'transfer', undefined, {
       type: 'offramp_route',
       wallet_id: wallet.id,
       corridor_id: corridor.id,
@@ -237,24 +238,29 @@ export const HANDLERS: Record<Exclude<OperationId, 'health'>, Handler> = {
     });
   },
 
-  listPayouts: (context) => listMovements(context.business.payouts, context),
+  listPayouts: (context) => listMovements('payout', context),
 
   createPayout: (context) => {
     const { body } = context;
     const wallet = walletFromBody(context);
-    // Sandbox's choice: `currency` is the wallet currency debited; the beneficiary's bank
-    // receives it converted along `destination_type`.
+    const amount = required(body, 'amount');
+    const currency = required(body, 'currency');
+    const debited = payoutDebit(context, wallet, amount);
     const fields = {
       wallet_id: wallet.id,
-      amount: required(body, 'amount'),
-      currency: walletCurrency(body, 'currency'),
+      amount,
+      currency,
       beneficiary_name: required(body, 'beneficiary_name'),
       beneficiary_account: required(body, 'beneficiary_account'),
       ...(body.beneficiary_routing ? { beneficiary_routing: body.beneficiary_routing } : {}),
       destination_type: required(body, 'destination_type'),
+      ...(debited.currency !== currency && {
+        source_currency: debited.currency,
+        source_amount: debited.amount,
+      }),
     };
-    const entry = debit(wallet, fields.currency, fields.amount);
-    return recordMovement(context, context.business.payouts, 'po', entry, fields);
+    const entry = debit(wallet, debited.currency, debited.amount);
+    return recordMovement(context, 'payout', entry, fields);
   },
 
   getFxLatest: ({ now }) =>
@@ -436,6 +442,35 @@ function destinationAddress(body: Fields, chain: Chain): string {
 
 // ——— money movements ———
 
+/**
+ * What a payout takes from the wallet. Its `currency` is a wallet currency, debited as is, or
+ * (as the profile allows) the currency its rail pays the bank account in, debited from the
+ * wallet's stablecoin by conversion at the FX data's rate: a USD payout over ACH from a USDC
+ * wallet.
+ */
+function payoutDebit(
+  { body, profile }: OperationContext,
+  wallet: Wallet,
+  amount: string,
+): { currency: string; amount: string } {
+  const currency = required(body, 'currency');
+  const accepts = profile.payoutCurrency;
+  if (accepts === 'wallet') return { currency: walletCurrency(body, 'currency'), amount };
+  if (accepts === 'either' && isOneOf(WALLET_CURRENCIES, currency)) return { currency, amount };
+  const rail = required(body, 'destination_type');
+  const paid = isOneOf(FIAT_RAILS, rail) ? RAIL_CURRENCY[rail] : undefined;
+  if (currency !== paid) {
+    throw unprocessable(
+      'UNSUPPORTED_CURRENCY',
+      `currency: a payout over ${rail} is paid in ${paid}; the wallet's stablecoin is converted`,
+    );
+  }
+  const stablecoin =
+    WALLET_CURRENCIES.find((held) => wallet.balances[held] !== undefined) ?? WALLET_CURRENCIES[0];
+  const inUsd = divideDecimal(amount, ratePerUsd(currency), 8);
+  return { currency: stablecoin, amount: multiplyDecimal(inUsd, ratePerUsd(stablecoin), 6) };
+}
+
 /** Takes `amount` out of the wallet, or refuses with INSUFFICIENT_FUNDS. */
 function debit(wallet: Wallet, currency: string, amount: string): WalletEntry {
   const balance = wallet.balances[currency] ?? '0';
@@ -449,71 +484,83 @@ function debit(wallet: Wallet, currency: string, amount: string): WalletEntry {
   return { walletId: wallet.id, direction: 'debit', amount, currency };
 }
 
+const MOVEMENTS: Readonly<
+  Record<MovementKind, { idPrefix: string; of: (business: Business) => Movement[] }>
+> = {
+  deposit: { idPrefix: 'dep', of: (business) => business.deposits },
+  transfer: { idPrefix: 'tr', of: (business) => business.transfers },
+  payout: { idPrefix: 'po', of: (business) => business.payouts },
+};
+
 /** Stores a new movement; with a wallet entry it advances through the timed statuses. */
 function recordMovement(
   context: OperationContext,
-  collection: Movement[],
-  idPrefix: string,
+  kind: MovementKind,
   walletEntry: WalletEntry | undefined,
   fields: Record<string, string>,
 ): Reply {
   const movement: Movement = {
-    id: newId(idPrefix),
+    id: newId(MOVEMENTS[kind].idPrefix),
     seq: context.state.nextSeq++,
     createdAt: context.now,
     ...(walletEntry ? { walletEntry } : { fixedStatus: 'active' }),
     fields,
   };
-  collection.push(movement);
-  return created(renderMovement(movement, context));
+  MOVEMENTS[kind].of(context.business).push(movement);
+  return created(renderMovement(kind, movement, context));
 }
 
 /**
- * Sandbox's choice for the unshown lifecycle: `pending`, then `processing` after one status step,
- * then `completed` after two. Computed on read, so no timer runs.
+ * Sandbox's choice for the unshown lifecycle: the profile's first word (`pending`), its second
+ * after one status step (`processing`), its third after two (`completed`); a payout to the
+ * profile's returned account is `returned` a step later (its wallet is not credited back).
+ * Computed on read, so no timer runs.
  */
-function statusOf(movement: Movement, { now, statusStepMs }: OperationContext): string {
+function statusOf(movement: Movement, { now, statusStepMs, profile }: OperationContext): string {
   if (movement.fixedStatus) return movement.fixedStatus;
-  const elapsed = now - movement.createdAt;
-  if (elapsed < statusStepMs) return 'pending';
-  return elapsed < 2 * statusStepMs ? 'processing' : 'completed';
+  const steps = Math.max(0, Math.floor((now - movement.createdAt) / statusStepMs));
+  const { returnedAccount, lifecycle } = profile;
+  const returned =
+    returnedAccount !== undefined && movement.fields.beneficiary_account === returnedAccount;
+  if (returned && steps >= lifecycle.length) return RETURNED;
+  return lifecycle[Math.min(steps, lifecycle.length - 1)] ?? lifecycle[0];
 }
 
-function renderMovement(movement: Movement, context: OperationContext): Record<string, string> {
-  return {
+function renderMovement(
+  kind: MovementKind,
+  movement: Movement,
+  context: OperationContext,
+): Record<string, unknown> {
+  return context.profile.record({
+    kind,
     id: movement.id,
-    ...movement.fields,
+    fields: movement.fields,
     status: statusOf(movement, context),
-    created_at: isoTime(movement.createdAt),
-  };
+    createdAt: movement.createdAt,
+  });
 }
 
 /** Newest first, as the sandbox's choice for every movement list, unless the view says otherwise. */
-function listMovements(
-  movements: readonly Movement[],
-  context: OperationContext,
-  limit?: number,
-): Reply {
+function listMovements(kind: MovementKind, context: OperationContext, limit?: number): Reply {
+  const movements = MOVEMENTS[kind].of(context.business);
   const ordered =
     context.listing.view.order === 'oldest_first' ? [...movements] : [...movements].reverse();
   return list(
-    ordered.map((movement) => renderMovement(movement, context)),
+    ordered.map((movement) => renderMovement(kind, movement, context)),
     context,
     limit,
   );
 }
 
-type HistoryType = 'deposit' | 'transfer' | 'payout';
-
 interface HistoryItem {
-  type: HistoryType;
+  type: MovementKind;
   movement: Movement;
   entry: WalletEntry;
 }
 
 function historyOf(
   wallet: Wallet,
-  type: HistoryType,
+  type: MovementKind,
   movements: readonly Movement[],
 ): HistoryItem[] {
   return movements.flatMap((movement) =>
@@ -526,12 +573,12 @@ function historyOf(
 function historyEntry(
   { type, movement, entry }: HistoryItem,
   context: OperationContext,
-): Record<string, string> {
+): Record<string, unknown> {
   return {
     reference_id: movement.id,
     type,
     direction: entry.direction,
-    amount: entry.amount,
+    amount: context.profile.amount(entry.amount),
     currency: entry.currency,
     status: statusOf(movement, context),
     created_at: isoTime(movement.createdAt),

@@ -6,6 +6,7 @@ import {
   type PaymentsSandbox,
   SANDBOX_IDS,
   SANDBOX_KEY,
+  type SandboxOptions,
   startPaymentsSandbox,
 } from '../../src/sandbox/payments-api.ts';
 
@@ -157,14 +158,18 @@ export function payoutCommand(fields: Readonly<Record<string, string>>): string 
 /**
  * A Payments sandbox and a client of it for a whole test file: started before its tests, closed
  * after them. Read `sandbox` and `client` from the returned object inside tests and hooks.
+ * `sandboxOptions.profile` makes the sandbox play another provider (provider-profiles.ts).
  */
-export function sandboxAndClient(overrides: Partial<PaymentsClientOptions> = {}): {
+export function sandboxAndClient(
+  overrides: Partial<PaymentsClientOptions> = {},
+  sandboxOptions: SandboxOptions = {},
+): {
   sandbox: PaymentsSandbox;
   client: PaymentsClient;
 } {
   const started = {} as { sandbox: PaymentsSandbox; client: PaymentsClient };
   beforeAll(async () => {
-    started.sandbox = await startPaymentsSandbox();
+    started.sandbox = await startPaymentsSandbox(sandboxOptions);
     started.client = clientFor(started.sandbox.url, overrides);
   });
   afterAll(async () => {

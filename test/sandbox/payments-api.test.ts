@@ -1,8 +1,12 @@
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../src/domain/operations.ts';
 import {
   type PagingStyle,
   type PaymentsSandbox,
+  PROFILE_NAMES,
+  PROFILES,
+  type ProfileName,
   SANDBOX_BUSINESS,
   SANDBOX_IDS,
   SANDBOX_KEY,
@@ -739,7 +743,7 @@ describe('list views: lists shown and paged as a real provider might', () => {
     expect(refused.json.error.code).toBe('UNKNOWN_QUERY_PARAMETER');
   });
 
-  it('pages behind a cursor, a link, a page number or has_more, to the same records', async () => {
+  it('pages behind a cursor, a link, a next URL, a page number or has_more, to the same records', async () => {
     const everything = (await call(sandbox, 'listPayouts')).json.data.map(
       (p: { id: string }) => p.id,
     );
@@ -748,6 +752,8 @@ describe('list views: lists shown and paged as a real provider might', () => {
         cursor: (json) => (json.next_cursor ? { cursor: json.next_cursor } : undefined),
         link: (json) =>
           json.links.next ? Object.fromEntries(new URL(json.links.next).searchParams) : undefined,
+        next_url: (json) =>
+          json.next ? Object.fromEntries(new URL(json.next).searchParams) : undefined,
         page: (json) =>
           json.page < json.total_pages ? { page: String(json.page + 1) } : undefined,
         has_more: (json) => (json.has_more ? { starting_after: json.data.at(-1).id } : undefined),
@@ -758,8 +764,9 @@ describe('list views: lists shown and paged as a real provider might', () => {
       let query: Record<string, string> | undefined = {};
       while (query) {
         const { json } = await call(sandbox, 'listPayouts', { query });
-        expect(json.data.length).toBeLessThanOrEqual(2);
-        ids.push(...json.data.map((p: { id: string }) => p.id));
+        const records = paging === 'next_url' ? json.results : json.data;
+        expect(records.length).toBeLessThanOrEqual(2);
+        ids.push(...records.map((p: { id: string }) => p.id));
         query = next(json);
       }
       expect(ids).toEqual(everything);
@@ -789,5 +796,190 @@ describe('list views: lists shown and paged as a real provider might', () => {
     expect(JSON.stringify(cut)).not.toContain('000123456789');
     sandbox.setListView({});
     expect(() => sandbox.setListView({ pageSize: 0 })).toThrow(RangeError);
+  });
+});
+
+describe("provider profiles: the spec's silences filled as another provider would", () => {
+  const SOLANA = WALLET.solanaTreasury; // holds 98000.00 USDC and nothing else
+  const usdPayout = (account = '000123456789') => ({
+    ...payoutBody('25.00', SOLANA),
+    currency: 'USD',
+    beneficiary_account: account,
+  });
+  /** The currency a profile's payouts over ACH are requested in. */
+  const currencyOf = (profile: ProfileName) =>
+    PROFILES[profile].payoutCurrency === 'fiat' ? 'USD' : 'USDC';
+
+  /** A sandbox playing `profile`, on a clock the test moves. */
+  async function playing(profile: ProfileName) {
+    const clock = { now: Date.parse('2026-03-01T10:00:00.000Z') };
+    const sandbox = await startPaymentsSandbox({
+      profile,
+      statusStepMs: STATUS_STEP_MS,
+      now: () => clock.now,
+    });
+    return { sandbox, clock };
+  }
+
+  /** Every payout the list shows, page after page, whichever way the profile pages. */
+  async function everyPayout(sandbox: PaymentsSandbox): Promise<Record<string, unknown>[]> {
+    const records: Record<string, unknown>[] = [];
+    let query: Record<string, string> | undefined = {};
+    while (query) {
+      const { json } = await call(sandbox, 'listPayouts', { query });
+      records.push(...(json.data ?? json.results));
+      const link = json.next ?? json.links?.next;
+      query = link
+        ? Object.fromEntries(new URL(link).searchParams)
+        : json.next_cursor
+          ? { cursor: json.next_cursor }
+          : json.page < json.total_pages
+            ? { page: String(json.page + 1) }
+            : undefined;
+    }
+    return records;
+  }
+
+  /** The listed record that shows every field of `written` but its status. */
+  function listedAs(records: Record<string, unknown>[], written: Record<string, unknown>) {
+    const { status: _, ...identity } = written;
+    return records.find((record) =>
+      Object.entries(identity).every(([name, value]) => isDeepStrictEqual(record[name], value)),
+    );
+  }
+
+  async function rawText(sandbox: PaymentsSandbox, id: OperationId, options: CallOptions = {}) {
+    return (await fetch(urlOf(sandbox, id, options), requestInit(id, options))).text();
+  }
+
+  it.each(PROFILE_NAMES)(
+    '%s: a payout is listed as its write answered it, through every page',
+    async (profile) => {
+      const { sandbox } = await playing(profile);
+      try {
+        const written = await call(sandbox, 'createPayout', {
+          body: { ...usdPayout(), currency: currencyOf(profile) },
+        });
+        expect(written.status).toBe(201);
+        const records = await everyPayout(sandbox);
+        expect(records).toHaveLength(3);
+        expect(records).toContainEqual(written.json);
+      } finally {
+        await sandbox.close();
+      }
+    },
+  );
+
+  it('stablecoin-offramp: a USD payout over ACH debits the USDC wallet by conversion, exactly', async () => {
+    const { sandbox } = await playing('stablecoin-offramp');
+    try {
+      const paid = await call(sandbox, 'createPayout', { body: usdPayout() });
+      expect(paid.status).toBe(201);
+      expect(paid.json).toMatchObject({
+        payout_id: expect.stringMatching(/^po_/),
+        amount: '25.00',
+        currency: 'USD',
+        source_currency: 'USDC',
+        // 25.00 USD at 0.99985 USDC per USD.
+        source_amount: '24.996250',
+        created: Date.parse('2026-03-01T10:00:00.000Z') / 1000,
+      });
+      expect(paid.json).not.toHaveProperty('id');
+      const balance = async () =>
+        (await call(sandbox, 'getWalletBalance', { params: { walletId: SOLANA } })).json.balances;
+      expect(await balance()).toEqual({ USDC: { available: '97975.003750', pending: '0.00' } });
+      for (const [currency, rail] of [
+        ['USDC', 'ach'],
+        ['EUR', 'ach'],
+        ['USD', 'sepa'],
+      ]) {
+        const refused = await call(sandbox, 'createPayout', {
+          body: { ...usdPayout(), currency, destination_type: rail },
+        });
+        expect(refused.status).toBe(422);
+        expect(refused.json.error.code).toBe('UNSUPPORTED_CURRENCY');
+      }
+      expect((await balance()).USDC.available).toBe('97975.003750');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it("each profile's lifecycle in its own words; stablecoin-offramp's test account is returned after it is paid", async () => {
+    const seen: Record<string, string[]> = {};
+    for (const profile of PROFILE_NAMES) {
+      const { sandbox, clock } = await playing(profile);
+      try {
+        const written = await call(sandbox, 'createPayout', {
+          body: { ...usdPayout('000111111113'), currency: currencyOf(profile) },
+        });
+        const statuses: string[] = [];
+        for (let step = 0; step < 5; step++) {
+          statuses.push(String(listedAs(await everyPayout(sandbox), written.json)?.status));
+          clock.now += STATUS_STEP_MS;
+        }
+        seen[profile] = statuses;
+      } finally {
+        await sandbox.close();
+      }
+    }
+    expect(seen).toEqual({
+      default: ['pending', 'processing', 'completed', 'completed', 'completed'],
+      'stablecoin-offramp': ['pending', 'in_transit', 'paid', 'returned', 'returned'],
+      'masked-lists': ['submitted', 'processing', 'completed', 'completed', 'completed'],
+      'numeric-amounts': ['PENDING', 'PROCESSING', 'SETTLED', 'SETTLED', 'SETTLED'],
+      terse: ['created', 'sent', 'paid', 'paid', 'paid'],
+    });
+  });
+
+  it('numeric-amounts: amounts and balances are JSON number tokens of exactly their digits', async () => {
+    const { sandbox } = await playing('numeric-amounts');
+    try {
+      await call(sandbox, 'createPayout', { body: payoutBody('25.10', SOLANA) });
+      expect(await rawText(sandbox, 'listPayouts')).toContain('"amount":25.10,');
+      const wallet = { params: { walletId: SOLANA } };
+      expect(await rawText(sandbox, 'getWalletBalance', wallet)).toContain('"available":97974.90}');
+      expect(await rawText(sandbox, 'getWalletHistory', wallet)).toContain('"amount":25.10,');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('masked-lists and terse never list a whole account number, and show its last four under names of their own', async () => {
+    for (const [profile, shown] of [
+      ['masked-lists', { payee_acct_masked: '****6789' }],
+      ['terse', { destination: { type: 'ach', last_four: '6789' } }],
+    ] as const) {
+      const { sandbox } = await playing(profile);
+      try {
+        const written = await call(sandbox, 'createPayout', { body: usdPayout() });
+        expect(written.json).toMatchObject(shown);
+        const listed = JSON.stringify(await everyPayout(sandbox));
+        expect(listed).toContain(JSON.stringify(shown).slice(1, -1));
+        expect(listed).not.toMatch(/000123456789|021000021/);
+      } finally {
+        await sandbox.close();
+      }
+    }
+  });
+
+  it('terse: a reference, no date, a balance of assets', async () => {
+    const { sandbox } = await playing('terse');
+    try {
+      const written = await call(sandbox, 'createPayout', { body: usdPayout() });
+      expect(Object.keys(written.json).sort()).toEqual([
+        'amount',
+        'currency',
+        'destination',
+        'reference',
+        'status',
+      ]);
+      const balance = await call(sandbox, 'getWalletBalance', { params: { walletId: SOLANA } });
+      expect(balance.json).toEqual({
+        data: [{ asset: 'USDC', free: '97975.003750', locked: '0.00' }],
+      });
+    } finally {
+      await sandbox.close();
+    }
   });
 });

@@ -168,6 +168,7 @@ export async function startBot(
         return found && { request: found.request, freeze: freezeNotice(found.freeze) };
       },
       client: outboxClient,
+      botId: identity.botId,
       approvalsChannelId: config.approvals.channelId,
       approvers: config.approvals.approvers,
       limiter,

@@ -104,10 +104,19 @@ export interface MessageMetadata {
   readonly event_payload: JsonObject;
 }
 
+/** Who posted a message other than payops: a member, or another app's bot (its `bot_id`). */
+export interface MessageAuthor {
+  readonly user: string;
+  readonly bot_id?: string;
+  readonly app_id?: string;
+}
+
 /** A message as the channel shows it. */
 export interface SlackMessage {
   readonly channel: string;
   readonly ts: string;
+  /** Set on a message someone else posted (`postAs`); payops's own otherwise. */
+  readonly author?: MessageAuthor;
   text: string;
   blocks: JsonObject[] | undefined;
   metadata?: MessageMetadata;
@@ -433,6 +442,23 @@ export class SlackWorkspace {
         ? { ok: false, error: error.code }
         : { ok: false, error: error.code, response_metadata: { messages: error.messages } };
     }
+  }
+
+  /** A top-level message `author` posts in a channel, with whatever metadata they attach. */
+  postAs(
+    author: MessageAuthor,
+    channelId: string,
+    fields: { text: string; metadata?: MessageMetadata },
+  ): SlackMessage {
+    const message = this.addMessage({
+      channel: this.resolveChannel(channelId),
+      author,
+      text: fields.text,
+      blocks: undefined,
+      ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
+      via: 'another author',
+    });
+    return structuredClone(message);
   }
 
   // ---- what tests and the demo read ----
@@ -1050,9 +1076,7 @@ export class SlackWorkspace {
     const { botUserId, botId, apiAppId, teamId } = this.options;
     return {
       type: 'message',
-      user: botUserId,
-      bot_id: botId,
-      app_id: apiAppId,
+      ...(message.author ?? { user: botUserId, bot_id: botId, app_id: apiAppId }),
       team: teamId,
       text: message.text,
       ...(message.blocks === undefined ? {} : { blocks: structuredClone(message.blocks) }),

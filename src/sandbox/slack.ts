@@ -13,6 +13,8 @@ import {
   dmChannelFor,
   isObject,
   type JsonObject,
+  type MessageAuthor,
+  type MessageMetadata,
   type ResponseUrlContext,
   type SlackChannel,
   type SlackIdentity,
@@ -370,6 +372,15 @@ export class SlackEmulation {
 
   message(channelId: string, ts: string): SlackMessage | undefined {
     return this.workspace.message(channelId, ts);
+  }
+
+  /** A message someone other than payops posts in a channel (a member, or another app). */
+  postAs(
+    author: MessageAuthor,
+    channelId: string,
+    fields: { text: string; metadata?: MessageMetadata },
+  ): SlackMessage {
+    return this.workspace.postAs(author, channelId, fields);
   }
 
   view(viewId: string): JsonObject | undefined {

@@ -31,7 +31,8 @@ import { tellPrivately } from './tell-privately.ts';
  * confirmations. It keeps to Slack's limits itself (a burst waits here, not in 429s), honours
  * Retry-After, backs off on 5xx and network errors while a delivery still means something, and
  * never posts a card or a notice twice: after an answer it did not get, it looks for the message
- * (by its metadata) before posting again, since Slack has no idempotency key.
+ * (by its metadata, posted by payops's own bot) before posting again, since Slack has no
+ * idempotency key.
  */
 
 export interface OutboxDeps {
@@ -42,6 +43,11 @@ export interface OutboxDeps {
   ): Promise<{ request: PaymentRequest; freeze: FreezeNotice | undefined } | undefined>;
   /** A WebClient that neither retries nor waits out 429s itself: the dispatcher does both. */
   client: WebClient;
+  /**
+   * payops's own bot (`bot_id` from auth.test): a message found again must be posted by it, as
+   * anyone in the channel can post a message carrying payops's metadata.
+   */
+  botId: string;
   approvalsChannelId: string;
   /** Who a pending request's reminder nudges (PAYOPS_APPROVERS). */
   approvers: RoleMembers;
@@ -343,8 +349,16 @@ export class SlackOutbox {
           limit: 200,
           ...(cursor ? { cursor } : {}),
         }),
-      (message) => marks(message, CARD_EVENT, 'request_id', requestId),
+      (message) => this.#marks(message, CARD_EVENT, 'request_id', requestId),
     );
+  }
+
+  /** A message payops's own bot posted, carrying `eventType` metadata with `field` = `value`. */
+  #marks(message: HistoryMessage, eventType: string, field: string, value: number): boolean {
+    if (message.bot_id !== this.#deps.botId) return false;
+    const payload =
+      message.metadata?.event_type === eventType ? message.metadata.event_payload : undefined;
+    return payload !== undefined && String(payload[field]) === String(value);
   }
 
   /**
@@ -387,7 +401,7 @@ export class SlackOutbox {
             limit: 200,
             ...(cursor ? { cursor } : {}),
           }),
-        (message) => marks(message, eventType, 'delivery_id', delivery.id),
+        (message) => this.#marks(message, eventType, 'delivery_id', delivery.id),
       );
       if (found) return { kind: 'delivered' };
       delivery.maybePosted = false;
@@ -517,13 +531,8 @@ function refusalText(slackError: string, approvalsChannelId: string): string {
 
 interface HistoryMessage {
   ts?: string;
+  bot_id?: string;
   metadata?: { event_type?: string; event_payload?: Record<string, unknown> };
-}
-
-function marks(message: HistoryMessage, eventType: string, field: string, value: number): boolean {
-  const payload =
-    message.metadata?.event_type === eventType ? message.metadata.event_payload : undefined;
-  return payload !== undefined && String(payload[field]) === String(value);
 }
 
 /** 0.5 s, 1 s, 2 s … up to 30 s, with jitter so replicas do not knock in step. */

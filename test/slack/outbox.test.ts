@@ -50,6 +50,7 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
         retryConfig: { retries: 0 },
         rejectRateLimitedCalls: true,
       }),
+      botId: slack.config.botId,
       approvalsChannelId: APPROVALS,
       approvers: { role: 'approver', users: new Set(), groups: new Set() },
       // Slack's limits are off here: what is tested is who posts, not how fast.
@@ -98,6 +99,34 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
     expect(slack.callsTo('conversations.history').length).toBeGreaterThanOrEqual(1);
     const card = (await outbox.ofRequest(id)).find((d) => d.kind === 'card');
     expect(card?.state).toBe('delivered');
+  });
+
+  it("a message with the card's metadata that payops's bot did not post is not taken for the card: the card is posted", async () => {
+    const { id } = await requests.create(newRequest());
+    await outbox.claim(
+      (await outbox.due(50)).filter((d) => d.requestId === id).map((d) => d.id),
+      'dead-process',
+      100,
+    );
+    const metadata = { event_type: CARD_EVENT, event_payload: { request_id: id } };
+    const lookalikes = [
+      slack.postAs({ user: 'U0MALLORY' }, APPROVALS, { text: 'a member’s lookalike', metadata }),
+      slack.postAs({ user: 'U0OTHERBOT', bot_id: 'BOTHERAPP', app_id: 'AOTHERAPP' }, APPROVALS, {
+        text: 'another app’s lookalike',
+        metadata,
+      }),
+    ];
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    dispatcher('survivor').start();
+    await expect
+      .poll(async () => (await requests.get(id))?.messageTs, { timeout: 5_000 })
+      .toBeTruthy();
+    expect(slack.callsTo('conversations.history').length).toBeGreaterThanOrEqual(1);
+    const cardTs = (await requests.get(id))?.messageTs ?? '';
+    expect(lookalikes.map((message) => message.ts)).not.toContain(cardTs);
+    expect(slack.message(APPROVALS, cardTs)?.author).toBeUndefined();
+    expect(cardsOf(id)).toHaveLength(3);
   });
 
   it('a card whose sender died before posting is posted once by another', async () => {

@@ -212,13 +212,19 @@ export async function startBot(
       },
     });
 
-    // Expiry, and recovery of executions a dead process left behind: now, then periodically.
-    let sweeping: Promise<unknown> = Promise.resolve();
+    // Expiry, and recovery of executions a dead process left behind: now, then periodically,
+    // one sweep at a time. Not awaited: a sweep that fails or takes long (a provider slow to
+    // list) is logged, and the process starts all the same.
+    let sweeping: Promise<unknown> | undefined;
     const sweep = () => {
-      sweeping = workflow.sweep().catch((error) => logger.error({ err: error }, 'sweep failed'));
-      return sweeping;
+      sweeping ??= workflow
+        .sweep()
+        .catch((error) => logger.error({ err: error }, 'sweep failed'))
+        .finally(() => {
+          sweeping = undefined;
+        });
     };
-    await sweep();
+    sweep();
     const sweeper = setInterval(sweep, config.approvals.sweepIntervalMs);
     sweeper.unref();
     closing.push(async () => {

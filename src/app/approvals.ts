@@ -25,7 +25,7 @@ import type { AccessControl, AccessDecision } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget } from './outbox-port.ts';
 import { balanceCheck, movesMoney } from './preflight.ts';
-import { reconcile } from './reconcile.ts';
+import { reconcile, SharedListReads } from './reconcile.ts';
 import { type Preparation, RequestPreparation } from './request-preparation.ts';
 
 /**
@@ -355,8 +355,14 @@ export class ApprovalWorkflow {
     const unresolved = (
       await this.#deps.store.listUnresolved(RECHECK_AFTER_MS, RECHECK_FOR_MS)
     ).filter((request) => !justRecovered.has(request.id));
+    const checking = [...abandoned, ...unresolved];
+    // One read of each list, one list at a time, serves them all: however many are checked, a
+    // sweep holds one list's records per list.
+    const reads = new SharedListReads(this.#deps.client, checking, {
+      sync: this.#deps.keyScopes.includes('resources:write'),
+    });
     const checks = await Promise.allSettled(
-      [...abandoned, ...unresolved].map((request) => this.#reconcile(request)),
+      checking.map((request) => this.#reconcile(request, reads)),
     );
     for (const check of checks) {
       if (check.status === 'rejected') {
@@ -536,9 +542,10 @@ export class ApprovalWorkflow {
     }
   }
 
-  async #reconcile(request: PaymentRequest): Promise<PaymentRequest> {
+  async #reconcile(request: PaymentRequest, reads?: SharedListReads): Promise<PaymentRequest> {
     const reconciliation = await reconcile(this.#deps.client, request, {
       now: this.#now(),
+      ...(reads && { reads }),
       // A fresh look when the key may ask for one (sync=true needs resources:write).
       sync: this.#deps.keyScopes.includes('resources:write'),
     });

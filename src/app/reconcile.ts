@@ -32,10 +32,68 @@ export interface ListRead {
   unfinished: string | undefined;
 }
 
+/**
+ * Records kept of one list read at most: ten full pages of the spec's example size. Past them
+ * the read stops unfinished (a check failed, never "not found"), so a provider listing years of
+ * records in one reply costs a bounded amount of memory.
+ */
+export const MAX_RECORDS_READ = 5_000;
+
+/**
+ * One read of each list, shared by every reconciliation of a sweep: each list is read once, back
+ * to the earliest of their approvals, and one list at a time, so a sweep with many unknown
+ * outcomes holds at most one list's records per list and reads no more than one at once.
+ */
+export class SharedListReads {
+  readonly #client: PaymentsClient;
+  readonly #sync: boolean | undefined;
+  readonly #since = new Map<OperationId, number>();
+  readonly #reads = new Map<OperationId, Promise<ListRead>>();
+  #last: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    client: PaymentsClient,
+    requests: readonly PaymentRequest[],
+    options: { sync?: boolean | undefined } = {},
+  ) {
+    this.#client = client;
+    this.#sync = options.sync;
+    for (const request of requests) {
+      const list = OPERATIONS[request.operationId].reconcileWith;
+      if (!list) continue;
+      const since = Date.parse(approvedAtOf(request));
+      this.#since.set(list, Math.min(since, this.#since.get(list) ?? since));
+    }
+  }
+
+  /** The list read once for all; rejects as `readWriteList` does. */
+  read(list: OperationId, since: number): Promise<ListRead> {
+    const started = this.#reads.get(list);
+    if (started) return started;
+    const read = this.#last.then(() =>
+      readWriteList(this.#client, list, {
+        since: Math.min(since, this.#since.get(list) ?? since),
+        sync: this.#sync,
+      }),
+    );
+    this.#last = read.catch(() => undefined);
+    this.#reads.set(list, read);
+    return read;
+  }
+}
+
+function approvedAtOf(request: PaymentRequest): string {
+  return request.approvals.at(-1)?.at ?? request.createdAt;
+}
+
+/**
+ * `reads` shares one read of each list among the reconciliations of a sweep; without it, this
+ * request's list is read for it alone.
+ */
 export async function reconcile(
   client: PaymentsClient,
   request: PaymentRequest,
-  options: { now?: Date; sync?: boolean } = {},
+  options: { now?: Date; sync?: boolean; reads?: SharedListReads } = {},
 ): Promise<Reconciliation> {
   const now = options.now ?? new Date();
   const spec: OperationSpec = OPERATIONS[request.operationId];
@@ -44,13 +102,11 @@ export async function reconcile(
     return { checkedAt, result: 'check_failed', detail: 'no list shows this operation' };
   }
   const where = OPERATIONS[spec.reconcileWith].path;
-  const approvedAt = request.approvals.at(-1)?.at ?? request.createdAt;
+  const approvedAt = approvedAtOf(request);
+  const reads = options.reads ?? new SharedListReads(client, [request], { sync: options.sync });
   let read: ListRead;
   try {
-    read = await readWriteList(client, spec.reconcileWith, {
-      since: Date.parse(approvedAt),
-      sync: options.sync,
-    });
+    read = await reads.read(spec.reconcileWith, Date.parse(approvedAt));
   } catch (error) {
     if (!(error instanceof PaymentsApiError)) throw error;
     return {
@@ -145,7 +201,12 @@ export async function readWriteList(
       return read;
     }
     const { items, total } = list;
-    read.records.push(...items);
+    const room = MAX_RECORDS_READ - read.records.length;
+    read.records.push(...items.slice(0, room));
+    if (items.length > room) {
+      read.unfinished = `payops reads at most ${MAX_RECORDS_READ} records of a list and it holds more`;
+      return read;
+    }
     const next = nextPageOf(body, items, listPath);
     if (next.kind === 'end' || items.length === 0) {
       // A reply may leave out how to ask for more: what it says of its size still counts.

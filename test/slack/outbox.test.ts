@@ -63,6 +63,17 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
     return dispatch;
   }
 
+  /** A new request whose card delivery a process claimed for 100 ms, then died. */
+  async function requestClaimedByADeadSender() {
+    const { id } = await requests.create(newRequest());
+    const [claimed] = await outbox.claim(
+      (await outbox.due(50)).filter((d) => d.requestId === id).map((d) => d.id),
+      'dead-process',
+      100,
+    );
+    return { id, claimed };
+  }
+
   function cardsOf(requestId: number) {
     return slack
       .channel(APPROVALS)
@@ -74,13 +85,8 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
   }
 
   it('a card whose sender died after Slack posted it is found by its metadata, never posted twice', async () => {
-    const { id } = await requests.create(newRequest());
     // The dead sender: it claimed the card, Slack posted it, and it never recorded the answer.
-    const [claimed] = await outbox.claim(
-      (await outbox.due(50)).filter((d) => d.requestId === id).map((d) => d.id),
-      'dead-process',
-      100,
-    );
+    const { id, claimed } = await requestClaimedByADeadSender();
     expect(claimed?.kind).toBe('card');
     const posted = await new WebClient(slack.config.botToken, {
       slackApiUrl: slack.apiUrl,
@@ -102,12 +108,7 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
   });
 
   it("a message with the card's metadata that payops's bot did not post is not taken for the card: the card is posted", async () => {
-    const { id } = await requests.create(newRequest());
-    await outbox.claim(
-      (await outbox.due(50)).filter((d) => d.requestId === id).map((d) => d.id),
-      'dead-process',
-      100,
-    );
+    const { id } = await requestClaimedByADeadSender();
     const metadata = { event_type: CARD_EVENT, event_payload: { request_id: id } };
     const lookalikes = [
       slack.postAs({ user: 'U0MALLORY' }, APPROVALS, { text: 'a member’s lookalike', metadata }),
@@ -130,12 +131,7 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
   });
 
   it('a card whose sender died before posting is posted once by another', async () => {
-    const { id } = await requests.create(newRequest());
-    await outbox.claim(
-      (await outbox.due(50)).filter((d) => d.requestId === id).map((d) => d.id),
-      'dead-process',
-      100,
-    );
+    const { id } = await requestClaimedByADeadSender();
     await new Promise((resolve) => setTimeout(resolve, 150));
     dispatcher('survivor').start();
     await expect

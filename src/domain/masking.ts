@@ -87,11 +87,56 @@ export function redactSensitiveText(text: string): string {
 }
 
 /**
- * Any run of 6 or more digits, as in an account number quoted inside a provider's error
- * message, becomes `••••1234` — but not the digits of an amount written with a decimal point
- * (`1250000.00`, `0.0000012`), which a person needs to read. For free text payops shows or
- * stores but did not write.
+ * Digits inside an identifier are not a number: a word of letters, digits and `_` holds them
+ * (`req_9922369a3db4dbec`, `a3db4dbec`, `wal_12`). UUIDs, whose groups are joined by hyphens,
+ * are set apart whole.
+ */
+const IN_IDENTIFIER = String.raw`[\p{L}\p{N}_]`;
+const UUID = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/i;
+
+/** `DE89 3704 0044 0532 0130 00` or `DE89370400440532013000`: country, check digits, account. */
+const IBAN_LIKE = new RegExp(
+  String.raw`(?<!${IN_IDENTIFIER})[A-Z]{2}\d{2}(?:[A-Z0-9]{11,30}|(?: [A-Z0-9]{4}){2,7}(?: [A-Z0-9]{1,3})?)(?!${IN_IDENTIFIER})`,
+  'gu',
+);
+
+/**
+ * `0001 2345 6789`, `4111-1111-1111-1111`, `021-000-021`: groups of 3 to 6 digits joined by one
+ * space or hyphen each; masked from 9 digits in all (a date's `2026-11-22` has 2-digit groups).
+ */
+const GROUPED_DIGITS = new RegExp(
+  String.raw`(?<!${IN_IDENTIFIER}|-|\d\.)\d{3,6}(?:[ -]\d{3,6})+(?!${IN_IDENTIFIER}|-|\.\d)`,
+  'gu',
+);
+const GROUPED_MIN_DIGITS = 9;
+
+/** A run of 6 digits or more that is a word of its own; not an amount's `1250000.00`. */
+const DIGIT_RUN = new RegExp(
+  String.raw`(?<!${IN_IDENTIFIER}|\d\.)\d{6,}(?!${IN_IDENTIFIER}|\.\d)`,
+  'gu',
+);
+
+/**
+ * Banking numbers inside free text payops shows or stores but did not write (an account number
+ * quoted in a provider's error message, a card number pasted in a reason) become `••••1234`:
+ * runs of 6 digits or more, digit groups such as `0001 2345 6789`, IBAN-like codes. Identifiers
+ * that hold digits (`req_9922369a3db4dbec`, a UUID) stay whole, as do an amount's digits
+ * (`1250000.00`, `0.0000012`), which a person needs to read.
  */
 export function maskLongNumbers(text: string): string {
-  return text.replace(/(?<!\d|\d\.)\d{6,}(?!\d|\.\d)/g, (digits) => `${MASK}${digits.slice(-4)}`);
+  // Split around UUIDs (captured): the odd pieces are the UUIDs, kept as they are.
+  return text
+    .split(UUID)
+    .map((piece, index) => (index % 2 === 1 ? piece : maskNumbersIn(piece)))
+    .join('');
+}
+
+function maskNumbersIn(text: string): string {
+  return text
+    .replace(IBAN_LIKE, (code) => `${MASK}${code.replace(/ /g, '').slice(-4)}`)
+    .replace(GROUPED_DIGITS, (groups) => {
+      const digits = groups.replace(/\D/g, '');
+      return digits.length >= GROUPED_MIN_DIGITS ? `${MASK}${digits.slice(-4)}` : groups;
+    })
+    .replace(DIGIT_RUN, (digits) => `${MASK}${digits.slice(-4)}`);
 }

@@ -81,4 +81,27 @@ describe('masking banking details', () => {
       'acct.••••6789 No.••••5678 ••••6789,••••4321',
     );
   });
+
+  it('masks grouped account and card numbers and IBAN-like codes', () => {
+    expect(
+      maskLongNumbers('card 4111 1111 1111 1111, account 0001 2345 6789 or 000-123-456-789'),
+    ).toBe('card ••••1111, account ••••6789 or ••••6789');
+    expect(
+      maskLongNumbers(
+        'routing 021-000-021; IBAN DE89 3704 0044 0532 0130 00 or GB29NWBK60161331926819.',
+      ),
+    ).toBe('routing ••••0021; IBAN ••••3000 or ••••6819.');
+    expect(maskLongNumbers('on 2026-11-22 at 12:30, 1 250 000 units, ts 1700000000.000100')).toBe(
+      'on 2026-11-22 at 12:30, 1 250 000 units, ts 1700000000.000100',
+    );
+  });
+
+  it('leaves identifiers that hold digits whole', () => {
+    const ids =
+      'request req_9922369a3db4dbec, payout po_123456789, wallet wal_1234567, hex 9922369a3db4dbec and a3db4dbec9922369, uuid 123e4567-e89b-12d3-a456-426614174000';
+    expect(maskLongNumbers(ids)).toBe(ids);
+    expect(maskLongNumbers('req_9922369a3db4dbec for account 000123456789')).toBe(
+      'req_9922369a3db4dbec for account ••••6789',
+    );
+  });
 });

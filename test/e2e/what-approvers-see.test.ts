@@ -3,12 +3,13 @@ import { SANDBOX_IDS, SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';
-import { approvalMessageTs, ask } from '../helpers/slack.ts';
+import { ask, requestPayout } from '../helpers/slack.ts';
 
 /**
  * Issue 27, points 8 and 14, end to end: the approval message shows each value as it is sent,
  * look-alikes are refused before anything is stored, and no text payops shows or exports
- * carries a secret or an account number, whoever wrote it.
+ * carries a secret or an account number, whoever wrote it. Issue 33, §4 and §3.3: what the
+ * card, its thread and answers say, in the words and formats of what payops knows.
  */
 
 const APPROVALS = 'C0APPROVALS';
@@ -22,14 +23,6 @@ beforeAll(async () => {
 });
 afterAll(() => r.close());
 afterEach(() => r.sandbox.clearFaults());
-
-/** `/pay payout …` as alice; the number and the ts of its approval message. */
-async function requestPayout(fields: Record<string, string>): Promise<{ id: number; ts: string }> {
-  const answer = await ask(r, payoutCommand(fields));
-  const id = Number(/Request #(\d+)/.exec(answer.shown)?.[1]);
-  expect(id, answer.shown).toBeGreaterThan(0);
-  return { id, ts: await approvalMessageTs(r, id) };
-}
 
 async function cardWhere(ts: string, pattern: RegExp): Promise<string> {
   const update = await r.slack.waitForCall(
@@ -61,7 +54,7 @@ function everythingSentToSlack(): string {
 describe('point 8: what is shown is what is sent', () => {
   it('a value with mrkdwn marks, an emoji code and a backtick reads on the card exactly as typed', async () => {
     const name = '*Jane* _Roe_ ~Mallory~ :x: `q`';
-    const { ts } = await requestPayout({ ...PAYOUT, beneficiary_name: name });
+    const { ts } = await requestPayout(r, { ...PAYOUT, beneficiary_name: name });
     const card = r.slack.calls.find(
       (call) => call.response && 'ts' in call.response && call.response.ts === ts,
     );
@@ -83,7 +76,7 @@ describe('point 14: one scrubber for every text payops shows', () => {
   it('a provider refusal that echoes the API key never reaches Slack, on a write or a read', async () => {
     const echo = `invalid beneficiary for key ${SANDBOX_KEY.full}, account ${ACCOUNT}`;
     r.sandbox.addFault({ kind: 'status', status: 422, operationId: 'createPayout', message: echo });
-    const { ts } = await requestPayout(PAYOUT);
+    const { ts } = await requestPayout(r, PAYOUT);
     await r.driver.blockAction({
       userId: 'U0BOB',
       actionId: ACTION.approve,
@@ -110,7 +103,7 @@ describe('point 14: one scrubber for every text payops shows', () => {
   });
 
   it('a reject reason quoting an account number is masked on the card, in the thread, in the CSV and in the store', async () => {
-    const { id, ts } = await requestPayout({ ...PAYOUT, amount: '3.00' });
+    const { id, ts } = await requestPayout(r, { ...PAYOUT, amount: '3.00' });
     await r.driver.blockAction({
       userId: 'U0CAROL',
       actionId: ACTION.reject,
@@ -139,5 +132,62 @@ describe('point 14: one scrubber for every text payops shows', () => {
     const csv = r.slack.files().at(-1)?.bytes?.toString('utf8') ?? '';
     expect(csv).toContain('wrong account ••••6789');
     expect(everythingSentToSlack()).not.toContain(ACCOUNT);
+  });
+});
+
+async function approveAsBob(ts: string): Promise<void> {
+  const click = await r.driver.blockAction({
+    userId: 'U0BOB',
+    actionId: ACTION.approve,
+    message: { channel: APPROVALS, ts },
+  });
+  expect(click.status).toBe(200);
+}
+
+/** The card as Slack now shows it, once `pattern` matches its text, as JSON. */
+async function cardWhen(ts: string, pattern: RegExp): Promise<string> {
+  return r.slack.waitFor(
+    () => {
+      const card = JSON.stringify(r.slack.message(APPROVALS, ts) ?? {});
+      return pattern.test(card) && card;
+    },
+    { timeoutMs: 8_000, description: `the card showing ${pattern}` },
+  );
+}
+
+/** The card's thread, once a notice in it matches `pattern`: every notice's text. */
+async function threadWhen(ts: string, pattern: RegExp): Promise<string[]> {
+  return r.slack.waitFor(
+    () => {
+      const notices = r.slack
+        .channel(APPROVALS)
+        .messages.filter((message) => message.thread_ts === ts)
+        .map((message) => String(message.text));
+      return notices.some((text) => pattern.test(text)) && notices;
+    },
+    { timeoutMs: 8_000, description: `a thread notice matching ${pattern}` },
+  );
+}
+
+describe('§4: the masker masks banking numbers, not identifiers holding digits', () => {
+  it("a provider's refusal quoting its request id and an account: the id whole, the account masked", async () => {
+    r.sandbox.addFault({
+      kind: 'status',
+      status: 422,
+      operationId: 'createPayout',
+      message:
+        'beneficiary refused (trace req_9922369a3db4dbec, uuid 123e4567-e89b-12d3-a456-426614174000) for account 0001 2345 6789',
+    });
+    const { ts } = await requestPayout(r, { ...PAYOUT, amount: '11.00' });
+    await approveAsBob(ts);
+    const card = await cardWhen(ts, /HTTP 422/);
+    const thread = (await threadWhen(ts, /422/)).join('\n');
+    for (const shown of [card, thread]) {
+      expect(shown).toContain('trace req_9922369a3db4dbec');
+      expect(shown).toContain('uuid 123e4567-e89b-12d3-a456-426614174000');
+      expect(shown).toContain('account ••••6789');
+      expect(shown).not.toContain('••••2369');
+      expect(shown).not.toContain('0001 2345 6789');
+    }
   });
 });

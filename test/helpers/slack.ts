@@ -1,6 +1,7 @@
 import type { Rehearsal } from '../../src/sandbox/rehearsal.ts';
 import type { JsonObject } from '../../src/sandbox/slack.ts';
 import { VIEW } from '../../src/slack/interaction-ids.ts';
+import { payoutCommand } from './payments.ts';
 
 export interface Answer {
   status: number;
@@ -38,6 +39,17 @@ export async function approvalMessageTs(
       String(call.args.text).startsWith(`#${id} `),
   );
   return (card.response as unknown as { ts: string }).ts;
+}
+
+/** `/pay payout …` as alice: the new request's number and the ts of its approval message. */
+export async function requestPayout(
+  rehearsal: Rehearsal,
+  fields: Readonly<Record<string, string>>,
+): Promise<{ id: number; ts: string }> {
+  const answer = await ask(rehearsal, payoutCommand(fields));
+  const id = Number(/Request #(\d+)/.exec(answer.shown)?.[1]);
+  if (!(id > 0)) throw new Error(`no request was created: ${answer.shown}`);
+  return { id, ts: await approvalMessageTs(rehearsal, id) };
 }
 
 /** The request form's `state.values` filled in: `*_id` fields chosen from selects, others typed. */

@@ -1,4 +1,8 @@
 import {
+  isProfileName,
+  PROFILE_NAMES,
+  PROFILES,
+  type ProfileName,
   SANDBOX_KEYS,
   type SandboxKey,
   sandboxPaymentsEnv,
@@ -7,16 +11,30 @@ import {
 import { rehearsalEnv } from '../sandbox/rehearsal.ts';
 import { DEFAULT_CHANNELS, DEFAULT_USERS, startSlackEmulation } from '../sandbox/slack.ts';
 
-export const usage = `Usage: payops sandbox
+const profileWidth = Math.max(...PROFILE_NAMES.map((name) => name.length));
+
+export const usage = `Usage: payops sandbox [--profile NAME]
 
 The Payments API sandbox and an emulated Slack workspace on 127.0.0.1, for rehearsing against
 the spec. It prints the sandbox's seeded keys and a complete environment for payops: paste it
 into a shell and npm run dev starts the bot against both. Ctrl-C stops them.
+  --profile NAME      the provider it plays where the spec shows nothing (default: default)
+${PROFILE_NAMES.map((name) => `    ${name.padEnd(profileWidth)}  ${PROFILES[name].summary}`).join('\n')}
   SANDBOX_PORT        the Payments sandbox's port (default 4010)
   SANDBOX_SLACK_PORT  the Slack emulation's port (default 4011)
   SANDBOX_LATENCY_MS  a delay added to every Payments response (default 0)`;
 
-export const flags: readonly string[] = [];
+export const flags: readonly string[] = ['--profile', ...PROFILE_NAMES];
+
+/** The profile `--profile NAME` names (default 'default'), or what is wrong with the arguments. */
+function profileFrom(args: readonly string[]): ProfileName | string {
+  if (args.length === 0) return 'default';
+  const [flag, name] = args;
+  if (args.length === 2 && flag === '--profile' && name !== undefined && isProfileName(name)) {
+    return name;
+  }
+  return `give --profile once, followed by one of ${PROFILE_NAMES.join(', ')}`;
+}
 
 /** `use` run against a sandbox started for it (`payops doctor --sandbox`), closed after. */
 export async function withPaymentsSandbox<T>(
@@ -53,16 +71,21 @@ function exportLine(name: string, value: string): string {
 }
 
 /** Starts the sandbox and the emulation and returns once they listen; SIGINT/SIGTERM close them. */
-export async function run(): Promise<number> {
+export async function run(args: string[] = []): Promise<number> {
+  const profile = profileFrom(args);
   const port = nonNegativeIntegerFromEnv('SANDBOX_PORT', 4010);
   const slackPort = nonNegativeIntegerFromEnv('SANDBOX_SLACK_PORT', 4011);
   const latencyMs = nonNegativeIntegerFromEnv('SANDBOX_LATENCY_MS', 0);
+  if (!isProfileName(profile)) {
+    console.error(`payops sandbox: ${profile}.\n\n${usage}`);
+    return 2;
+  }
   const problems = [port, slackPort, latencyMs].filter((value) => typeof value === 'string');
   if (typeof port === 'string' || typeof slackPort === 'string' || typeof latencyMs === 'string') {
     console.error(`payops sandbox: ${problems.join('; ')}`);
     return 2;
   }
-  const sandbox = await startPaymentsSandbox({ port, host: '127.0.0.1', latencyMs });
+  const sandbox = await startPaymentsSandbox({ port, host: '127.0.0.1', latencyMs, profile });
   const slack = await startSlackEmulation({ port: slackPort }).catch(async (error: unknown) => {
     await sandbox.close();
     throw error;
@@ -71,7 +94,9 @@ export async function run(): Promise<number> {
   const keyWidth = Math.max(...Object.keys(SANDBOX_KEYS).map((key) => key.length));
   const people = DEFAULT_USERS.filter((user) => !user.deleted).map((user) => `@${user.name}`);
   const channels = Object.values(DEFAULT_CHANNELS).map((channel) => `#${channel.name}`);
-  console.log(`Payments API sandbox listening on ${sandbox.url}`);
+  console.log(
+    `Payments API sandbox listening on ${sandbox.url}, playing the ${profile} provider: ${PROFILES[profile].summary}`,
+  );
   if (latencyMs > 0) console.log(`Every response is delayed by ${latencyMs} ms.`);
   console.log(
     `Slack emulation listening on ${slack.url} (${people.join(', ')}; ${channels.join(', ')})`,

@@ -106,7 +106,7 @@ function terseDestination(fields: Readonly<Record<string, string>>): Record<stri
 
 const DEFAULT: ProviderProfile = {
   name: 'default',
-  summary: "the sandbox's own choices: every field as sent, ISO dates, one page",
+  summary: "the sandbox's own choices: fields as sent, ISO dates, one page",
   payoutCurrency: 'wallet',
   lifecycle: ['pending', 'processing', 'completed'],
   list: {},
@@ -128,8 +128,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProviderProfile>> = {
   default: DEFAULT,
   'stablecoin-offramp': {
     name: 'stablecoin-offramp',
-    summary:
-      'stablecoin wallets paying out to bank rails in fiat: a USD payout over ACH debits USDC',
+    summary: 'USDC wallets paying out in fiat (USD over ACH); payout_id, epoch dates',
     payoutCurrency: 'fiat',
     lifecycle: ['pending', 'in_transit', 'paid'],
     returnedAccount: '000111111113',
@@ -153,7 +152,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProviderProfile>> = {
   },
   'masked-lists': {
     name: 'masked-lists',
-    summary: 'accounts shown only masked, under names of its own; link paging, oldest first',
+    summary: 'accounts only masked, under names of its own; link paging, oldest first',
     payoutCurrency: 'either',
     lifecycle: ['submitted', 'processing', 'completed'],
     list: { pageSize: 3, paging: 'link', order: 'oldest_first', bankingNumbers: 'masked' },
@@ -174,7 +173,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProviderProfile>> = {
   },
   'numeric-amounts': {
     name: 'numeric-amounts',
-    summary: 'amounts as JSON numbers, statuses in capitals; page-number paging, oldest first',
+    summary: 'amounts as JSON numbers, statuses in capitals; page numbers, oldest first',
     payoutCurrency: 'either',
     lifecycle: ['PENDING', 'PROCESSING', 'SETTLED'],
     list: { pageSize: 3, paging: 'page', order: 'oldest_first' },
@@ -196,8 +195,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProviderProfile>> = {
   },
   terse: {
     name: 'terse',
-    summary:
-      'few fields: a reference, no date, the destination as its last four digits; `next` links',
+    summary: "a reference, no date, an account's last four digits; next URLs",
     payoutCurrency: 'fiat',
     lifecycle: ['created', 'sent', 'paid'],
     list: { pageSize: 2, paging: 'next_url' },

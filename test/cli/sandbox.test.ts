@@ -14,30 +14,47 @@ afterEach(async (context) => {
   await cleanUpPayops(context.task.result?.state === 'fail');
 });
 
+/** `payops sandbox …args` on ephemeral ports, its output read as it comes. */
+function sandboxCommand(args: string[] = []) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/payops.ts', 'sandbox', ...args],
+    {
+      env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0', SANDBOX_SLACK_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  const output = { stdout: '', stderr: '' };
+  child.stderr.on('data', (chunk: Buffer) => {
+    output.stderr += chunk.toString();
+  });
+  /** The environment it printed, once it serves. */
+  const serving = new Promise<Record<string, string>>((resolve, reject) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      output.stdout += chunk.toString();
+      if (!output.stdout.includes('Ctrl-C to stop.')) return;
+      resolve(
+        Object.fromEntries(
+          [...output.stdout.matchAll(/^export (\w+)='([^']*)'$/gm)].map(([, name, value]) => [
+            name,
+            value,
+          ]),
+        ),
+      );
+    });
+    // 'close', not 'exit': by then all it wrote to stderr has been read.
+    child.once('close', () => reject(new Error(`payops sandbox exited: ${output.stderr}`)));
+  });
+  return { child, output, serving };
+}
+
 describe('payops sandbox', () => {
   it('prints a complete environment: with it alone payops starts and answers signed Slack requests', {
     timeout: 60_000,
   }, async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/payops.ts', 'sandbox'], {
-      env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0', SANDBOX_SLACK_PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
+    const { child, output, serving } = sandboxCommand();
     try {
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on('data', (chunk: Buffer) => {
-          stdout += chunk.toString();
-          if (stdout.includes('Ctrl-C to stop.')) resolve();
-        });
-        child.once('exit', () => reject(new Error(`payops sandbox exited: ${stderr}`)));
-      });
-      const env = Object.fromEntries(
-        [...stdout.matchAll(/^export (\w+)='([^']*)'$/gm)].map(([, name, value]) => [name, value]),
-      ) as Record<string, string>;
+      const env = await serving;
       for (const name of [
         'PAYMENTS_BASE_URL',
         'PAYMENTS_API_KEY',
@@ -86,6 +103,34 @@ describe('payops sandbox', () => {
       const [code] = await once(child, 'exit');
       expect(code).toBe(0);
     }
-    expect(stdout).toContain('SIGINT: stopping the sandbox and the Slack emulation');
+    expect(output.stdout).toContain('SIGINT: stopping the sandbox and the Slack emulation');
+  });
+
+  it('--profile NAME plays another provider; an unknown name is refused with the names', {
+    timeout: 60_000,
+  }, async () => {
+    const { child, output, serving } = sandboxCommand(['--profile', 'terse']);
+    try {
+      const env = await serving;
+      expect(output.stdout).toContain('playing the terse provider');
+      const balance = await fetch(
+        `${env.PAYMENTS_BASE_URL}/wallets/wal_acme_sol_treasury/balance`,
+        {
+          headers: { 'X-Api-Key': env.PAYMENTS_API_KEY ?? '' },
+        },
+      );
+      expect(await balance.json()).toEqual({
+        data: [{ asset: 'USDC', free: '98000.00', locked: '0.00' }],
+      });
+    } finally {
+      const exited = child.exitCode !== null ? Promise.resolve() : once(child, 'exit');
+      child.kill('SIGINT');
+      await exited;
+    }
+
+    const refused = sandboxCommand(['--profile', 'stripe']);
+    await expect(refused.serving).rejects.toThrow('unknown argument stripe');
+    expect(refused.child.exitCode).toBe(2);
+    expect(refused.output.stderr).toContain('stablecoin-offramp');
   });
 });

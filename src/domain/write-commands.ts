@@ -326,8 +326,9 @@ function codePoint(char: string): string {
 /**
  * Why a value could deceive an approver who reads it on the approval message, or undefined:
  * invisible characters, stray combining marks, styled or full-width look-alikes of plain
- * letters and digits, and letters of scripts not written together. A value wholly in another
- * script than Latin (a name in Cyrillic or Chinese) is accepted; the message names its script.
+ * letters and digits, and a word with letters of scripts not written together. A value in
+ * another script than Latin (a name in Cyrillic or Chinese), or with words in several
+ * (`Ελένη Smith`, see `mixedScripts`), is accepted.
  */
 export function deceptionProblem(value: string): string | undefined {
   const invisible = INVISIBLE.exec(value)?.[0];
@@ -345,13 +346,35 @@ export function deceptionProblem(value: string): string | undefined {
       return `contains \`${char}\` (${codePoint(char)}), a look-alike of \`${plain}\` — type the ordinary character`;
     }
   }
-  const letters = firstLetterOfEachScript(value);
-  const scripts = [...letters.keys()];
-  const together = SCRIPTS_WRITTEN_TOGETHER.some((set) => scripts.every((name) => set.has(name)));
-  if (scripts.length < 2 || together) return undefined;
-  const [, second = ''] = scripts;
-  const char = letters.get(second) ?? '';
-  return `mixes ${scripts.join(' and ')} letters (\`${char}\` ${codePoint(char)} is ${second}) — a letter from another script makes one name pass for another; write it in one script`;
+  for (const word of value.match(WORD) ?? []) {
+    const letters = firstLetterOfEachScript(word);
+    const scripts = [...letters.keys()];
+    if (writtenTogether(scripts)) continue;
+    const [, second = ''] = scripts;
+    const char = letters.get(second) ?? '';
+    return `mixes ${scripts.join(' and ')} letters in \`${word}\` (\`${char}\` ${codePoint(char)} is ${second}) — a letter from another script makes one word pass for another; write each word in one script`;
+  }
+  return undefined;
+}
+
+/** Letters and their marks: a word, whose letters are of one script unless written together. */
+const WORD = /[\p{L}\p{M}]+/gu;
+
+function writtenTogether(scripts: readonly string[]): boolean {
+  return (
+    scripts.length < 2 ||
+    SCRIPTS_WRITTEN_TOGETHER.some((set) => scripts.every((name) => set.has(name)))
+  );
+}
+
+/**
+ * The scripts of a value whose words are in scripts not written together (`Ελένη Smith`:
+ * Greek, Latin), or undefined. Honest names mix scripts word by word, so such a value is
+ * accepted, and the card names its scripts for the approver to look for a look-alike word.
+ */
+export function mixedScripts(value: string): string[] | undefined {
+  const scripts = scriptsOf(value);
+  return writtenTogether(scripts) ? undefined : scripts;
 }
 
 /** Spaces that look like an ordinary one but are not (no-break, thin, ideographic…). */

@@ -18,6 +18,7 @@ import {
   MAX_BODY_LENGTH,
   MAX_IDENTIFIER_LENGTH,
   MAX_VALUE_LENGTH,
+  mixedScripts,
   parseWriteCommand,
   validateWriteFields,
   WRITE_COMMAND_WORDS,
@@ -508,11 +509,11 @@ describe('validateWriteFields', () => {
     );
   });
 
-  it('refuses a value mixing scripts, within a word or across words; one script alone is fine', () => {
+  it('refuses a word mixing scripts; words in different scripts, or one script alone, are fine', () => {
     expect(messageFor('beneficiary_name', { beneficiary_name: 'Jаne Roe' })).toBe(
-      'beneficiary_name: mixes Latin and Cyrillic letters (`а` U+0430 is Cyrillic) — a letter from another script makes one name pass for another; write it in one script',
+      'beneficiary_name: mixes Latin and Cyrillic letters in `Jаne` (`а` U+0430 is Cyrillic) — a letter from another script makes one word pass for another; write each word in one script',
     );
-    for (const sneaky of ['Jane Рое', 'Αlice', 'Ꭺlice', 'Jane Ελένη']) {
+    for (const sneaky of ['Jane Rое', 'Αlice', 'Ꭺlice', 'Ελένη Smith-Jаne']) {
       expect(messageFor('beneficiary_name', { beneficiary_name: sneaky })).toMatch(
         /^beneficiary_name: mixes /,
       );
@@ -525,8 +526,18 @@ describe('validateWriteFields', () => {
       'Tシャツ商店',
       "O'Brien-Smith",
       'Jane 🙂',
+      'Ελένη Smith',
+      'Jane Рое',
     ]) {
       expect(accepted({ beneficiary_name: name })).toBe(true);
+    }
+  });
+
+  it('names the scripts of a value whose words mix scripts not written together', () => {
+    expect(mixedScripts('Ελένη Smith')).toEqual(['Greek', 'Latin']);
+    expect(mixedScripts('Jane Рое')).toEqual(['Latin', 'Cyrillic']);
+    for (const value of ['Jane Roe', 'Иван Петров', 'Tシャツ商店', '김민준 Kim', '12 Main St']) {
+      expect(mixedScripts(value)).toBeUndefined();
     }
   });
 

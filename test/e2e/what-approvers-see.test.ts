@@ -191,3 +191,18 @@ describe('§4: the masker masks banking numbers, not identifiers holding digits'
     }
   });
 });
+
+describe('§3.3: a name mixing scripts word by word is accepted, with a warning', () => {
+  it('a payout to "Ελένη Smith" is requested, and its card names the scripts to check', async () => {
+    const { ts } = await requestPayout(r, {
+      ...PAYOUT,
+      amount: '12.00',
+      beneficiary_name: 'Ελένη Smith',
+    });
+    const card = JSON.stringify(r.slack.message(APPROVALS, ts));
+    expect(card).toContain(
+      '*Beneficiary:* mixes scripts: Greek, Latin — check for look-alike letters before approving.',
+    );
+    expect(card).toContain('"text":"Ελένη Smith"');
+  });
+});

@@ -19,7 +19,7 @@ import {
 import { maskAccount, maskLongNumbers, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
-import { scriptsOf } from '../../domain/write-commands.ts';
+import { mixedScripts, scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION } from '../interaction-ids.ts';
 import { followNoticeText, providerStatusLine } from './follow-lines.ts';
 import {
@@ -130,6 +130,8 @@ export function renderApprovalCard(
   if (request.follow) blocks.push(section(providerStatusLine(request.follow)));
   blocks.push(...requestBlocks(request, labels));
   if (labels.payee) blocks.push(section(payeeText(labels.payee)));
+  const scripts = mixedScriptsText(request);
+  if (scripts) blocks.push(section(scripts));
   if (labels.checks?.length) blocks.push(section(checksText(labels.checks)));
   if (labels.windowRaised) blocks.push(section(windowText(labels.windowRaised)));
   if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
@@ -158,6 +160,29 @@ export function payeeText(payee: PayeeCheck): string {
     );
   }
   return lines.join('\n');
+}
+
+/**
+ * Values whose words are in scripts not written together (`Ελένη Smith`): accepted, as honest
+ * names are, with their scripts named so the approver looks for a look-alike word.
+ */
+function mixedScriptsText(request: PaymentRequest): string | undefined {
+  const values = [
+    ...Object.entries(request.path).map(([name, value]) => [PATH_LABELS.get(name) ?? name, value]),
+    ...Object.entries(fieldsOf(request)).map(([name, value]) => [
+      FIELD_LABELS.get(name) ?? name,
+      value,
+    ]),
+  ];
+  const lines = values.flatMap(([label = '', value]) => {
+    const scripts = mixedScripts(textOf(value));
+    return scripts
+      ? [
+          `:warning: *${inlineText(label, 60)}:* mixes scripts: ${scripts.join(', ')} — check for look-alike letters before approving.`,
+        ]
+      : [];
+  });
+  return lines.length > 0 ? lines.join('\n') : undefined;
 }
 
 const CHECK_MARKS = {

@@ -5,8 +5,8 @@
  * to draw it.
  */
 export interface HomeViewersPort {
-  /** `userId` opened their Home: it is drawn now, whenever it was last drawn. */
-  opened(userId: string): Promise<void>;
+  /** `userId` opened their Home (whether they may approve, as found now): drawn in its turn. */
+  opened(userId: string, isApprover: boolean): Promise<void>;
   /** Marks the Homes concerned by up to `limit` changes; resolves with how many it took. */
   absorbChanges(limit: number): Promise<number>;
   /** Up to `limit` stale Homes, each drawn at most once per `minIntervalMs`, claimed for `leaseMs`. */
@@ -15,6 +15,6 @@ export interface HomeViewersPort {
   published(userId: string, isApprover: boolean): Promise<void>;
   /** Not drawn this time: stale again, at once or (`retryLater`) after the usual interval. */
   release(userId: string, retryLater: boolean): Promise<void>;
-  /** Not to be drawn again until they open it. */
+  /** Not to be drawn again until they open it (refused for good, or the one static view drawn). */
   forget(userId: string): Promise<void>;
 }

@@ -10,8 +10,8 @@ import type { RoleMembers } from '../domain/roles.ts';
 import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
 import type { FreezeNotice } from './blocks/approval-card.ts';
-import { renderHome } from './blocks/home.ts';
-import { renderDirectoryUnavailable, renderHelp, renderNotAllowed } from './blocks/messages.ts';
+import { NO_ROLE_HOME, renderHome, renderNoRoleHome } from './blocks/home.ts';
+import { renderDirectoryUnavailable, renderHelp } from './blocks/messages.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
 import { platformErrorOf, TRANSIENT_ERRORS } from './slack-errors.ts';
 
@@ -79,9 +79,15 @@ export class HomeRefresher {
     this.#wakeUp.wake();
   }
 
-  /** `userId` opened their Home: it is drawn at once, and kept current from now on. */
-  async opened(userId: string): Promise<void> {
-    await this.#deps.homes.opened(userId);
+  /**
+   * `userId` opened their Home (`shown`: the Home Slack shows them, if any): it is drawn in its
+   * turn, and kept current from now on. A person with no role who already sees their one static
+   * Home is left as they are: nothing stored, nothing drawn.
+   */
+  async opened(userId: string, shown?: { callback_id?: string }): Promise<void> {
+    const roles = await this.#rolesOf(userId);
+    if (shown?.callback_id === NO_ROLE_HOME && hasNoRole(roles)) return;
+    await this.#deps.homes.opened(userId, roles.approver.allowed);
     this.nudge();
   }
 
@@ -110,7 +116,9 @@ export class HomeRefresher {
       if ((await limiter.take(PUBLISH)) > 0) return await homes.release(userId, false);
       const { view, isApprover } = await this.homeOf(userId);
       await client.views.publish({ user_id: userId, view });
-      await homes.published(userId, isApprover);
+      // The static Home never changes: not drawn again unless they open it with a role.
+      if (view.callback_id === NO_ROLE_HOME) await homes.forget(userId);
+      else await homes.published(userId, isApprover);
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       const slackError = platformErrorOf(error);
@@ -135,17 +143,13 @@ export class HomeRefresher {
 
   /** What `userId`'s Home shows now, and whether they are an approver. */
   async homeOf(userId: string): Promise<{ view: HomeView; isApprover: boolean }> {
-    const { workflow, access } = this.#deps;
     const now = this.#now();
-    const [approver, requester, reader] = await Promise.all([
-      workflow.canApprove(userId),
-      workflow.canRequest(userId),
-      access.check(this.#deps.readers, userId),
-    ]);
-    const roles = [approver, requester, reader];
+    const roles = await this.#rolesOf(userId);
+    const { approver, requester, reader } = roles;
     const isApprover = approver.allowed;
-    if (!roles.some((role) => role.allowed)) {
-      return { view: { type: 'home', blocks: this.#refusal(roles).blocks }, isApprover };
+    if (hasNoRole(roles)) return { view: renderNoRoleHome(this.#deps.accessAdmin), isApprover };
+    if (!Object.values(roles).some((role) => role.allowed)) {
+      return { view: { type: 'home', blocks: renderDirectoryUnavailable().blocks }, isApprover };
     }
     const [{ queue, own, decisions }, freeze] = await Promise.all([
       this.#deps.queries.homeRequests(userId, isApprover, now),
@@ -164,10 +168,22 @@ export class HomeRefresher {
     return { view, isApprover };
   }
 
-  #refusal(decisions: readonly AccessDecision[]) {
-    const unavailable = decisions.some(
-      (decision) => !decision.allowed && decision.reason === 'directory_unavailable',
-    );
-    return unavailable ? renderDirectoryUnavailable() : renderNotAllowed(this.#deps.accessAdmin);
+  async #rolesOf(userId: string): Promise<Roles> {
+    const { workflow, access, readers } = this.#deps;
+    const [approver, requester, reader] = await Promise.all([
+      workflow.canApprove(userId),
+      workflow.canRequest(userId),
+      access.check(readers, userId),
+    ]);
+    return { approver, requester, reader };
   }
+}
+
+type Roles = Record<'approver' | 'requester' | 'reader', AccessDecision>;
+
+/** Refused every role for what they are, not because Slack's directory could not be read. */
+function hasNoRole(roles: Roles): boolean {
+  return Object.values(roles).every(
+    (role) => !role.allowed && role.reason !== 'directory_unavailable',
+  );
 }

@@ -32,9 +32,9 @@ const ABSORB_CHANGES = `
   select (select count(*) from taken) as taken, (select count(*) from marked) as marked`;
 
 /**
- * Stale Homes not drawn in the last $1 ms and not being drawn, oldest drawing first, claimed for
- * $3 ms: the change that made one stale is drawn by whoever takes it, and one arriving meanwhile
- * marks it stale again.
+ * Stale Homes not drawn in the last $1 ms and not being drawn, claimed for $3 ms: those of people
+ * who may approve first (a payment waits on them), then the oldest drawing first. The change that
+ * made one stale is drawn by whoever takes it, and one arriving meanwhile marks it stale again.
  */
 const CLAIM_STALE = `
   update home_viewers set stale = false,
@@ -44,7 +44,7 @@ const CLAIM_STALE = `
       where stale and (publishing_until is null or publishing_until < now())
         and (published_at is null
              or published_at <= now() - make_interval(secs => $1::double precision / 1000))
-      order by published_at nulls first
+      order by is_approver desc, published_at nulls first
       limit $2 for update skip locked)
   returning user_id`;
 
@@ -55,12 +55,15 @@ export class HomeStore {
     this.#db = db;
   }
 
-  /** `userId` opened their Home: it is drawn now, whenever it was last drawn. */
-  async opened(userId: string): Promise<void> {
+  /**
+   * `userId` opened their Home, and whether they may approve as found now: it is drawn in its
+   * turn, at most once per interval like any other, so opening it again jumps no queue.
+   */
+  async opened(userId: string, isApprover: boolean): Promise<void> {
     await this.#db.query(
-      `insert into home_viewers (user_id) values ($1)
-       on conflict (user_id) do update set stale = true, published_at = null`,
-      [userId],
+      `insert into home_viewers (user_id, is_approver) values ($1, $2)
+       on conflict (user_id) do update set stale = true, is_approver = excluded.is_approver`,
+      [userId, isApprover],
     );
   }
 

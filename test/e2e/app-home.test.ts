@@ -31,9 +31,17 @@ async function requestPayout(r: Rehearsal, amount: string, userId: string) {
   return { id, ts: await approvalMessageTs(r, id, APPROVALS) };
 }
 
+/** As Slack sends it: with the Home it shows them, once one was published. */
 function openHome(r: Rehearsal, userId: string) {
+  const shown = r.slack.homeView(userId);
   return r.driver.event({
-    event: { type: 'app_home_opened', user: userId, channel: `D${userId.slice(1)}`, tab: 'home' },
+    event: {
+      type: 'app_home_opened',
+      user: userId,
+      channel: `D${userId.slice(1)}`,
+      tab: 'home',
+      ...(shown === undefined ? {} : { view: shown }),
+    },
   });
 }
 
@@ -188,6 +196,25 @@ describe('the App Home: each person their queue', () => {
     // A click on a button still shown somewhere sends nothing more.
     await clickHome(r, 'U0CAROL', ACTION.homeApprove, String(carolsButton?.value));
     expect(payoutsSent(r)).toHaveLength(1);
+  });
+
+  it('a person with no role gets one static Home: opening it again or freezing payments draws nothing more', async () => {
+    const drawn = () =>
+      r.slack
+        .callsTo('views.publish')
+        .filter((call) => call.args.user_id === 'U0ERIN' && call.response.ok);
+    await openHome(r, 'U0ERIN');
+    const home = await homeWhere(r, 'U0ERIN', (view) => JSON.stringify(view).includes('Sorry'));
+    expect(JSON.stringify(home)).toContain('not on the list of people who may use payops');
+    expect(drawn()).toHaveLength(1);
+
+    await openHome(r, 'U0ERIN');
+    await ask(r, 'freeze static Home drill', { userId: 'U0BOB' });
+    await ask(r, 'unfreeze', { userId: 'U0BOB' });
+    await openHome(r, 'U0ERIN');
+    // Past the 2 s a Home waits between two drawings, and the refresher's next pass.
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    expect(drawn()).toHaveLength(1);
   });
 
   it('rejects from the Home through the same reason form', async () => {

@@ -66,7 +66,7 @@ describe.each(engines())('reminders and Home tabs in the store (%s)', (engine) =
 
   it('marks stale the Homes a change concerns, and one process draws each', async () => {
     for (const user of ['U0REQ', 'U0APPROVER', 'U0OTHER']) {
-      await homes.opened(user);
+      await homes.opened(user, user === 'U0APPROVER');
       expect(await homes.claimStale(10, 0, 60_000)).toEqual([user]);
       await homes.published(user, user === 'U0APPROVER');
     }
@@ -91,12 +91,38 @@ describe.each(engines())('reminders and Home tabs in the store (%s)', (engine) =
       { count: unknown },
     ];
     expect(Number(count)).toBe(0);
-    await homes.opened('U0OTHER');
+    await homes.opened('U0OTHER', false);
     await homes.claimStale(10, 0, 60_000);
     await homes.published('U0OTHER', false);
     await requests.setFreeze(true, 'U0BOB', 'drill');
     await requests.setFreeze(false, 'U0BOB', undefined);
     await homes.absorbChanges(100);
     expect(await homes.claimStale(10, 0, 60_000)).toEqual(['U0OTHER']);
+  });
+
+  it('draws those who may approve first, then the longest waiting; opening a Home again jumps no queue', async () => {
+    // Drawn in this order: U0EARLY's Home is the oldest drawing.
+    for (const [user, isApprover] of [
+      ['U0EARLY', false],
+      ['U0LATE', false],
+      ['U0APPROVER', true],
+    ] as const) {
+      await homes.opened(user, isApprover);
+      expect(await homes.claimStale(10, 0, 60_000)).toEqual([user]);
+      await homes.published(user, isApprover);
+    }
+    // Opened again within the interval: it waits like any other Home.
+    await homes.opened('U0LATE', false);
+    expect(await homes.claimStale(10, 60_000, 60_000)).toEqual([]);
+
+    // The kill switch changes every Home; two people open theirs for the first time meanwhile.
+    await requests.setFreeze(true, 'U0BOB', 'drill');
+    await requests.setFreeze(false, 'U0BOB', undefined);
+    await homes.absorbChanges(100);
+    await homes.opened('U0NEW', false);
+    await homes.opened('U0NEWAPPROVER', true);
+    const drawn: string[] = [];
+    for (let turn = 0; turn < 5; turn++) drawn.push(...(await homes.claimStale(1, 0, 60_000)));
+    expect(drawn).toEqual(['U0NEWAPPROVER', 'U0APPROVER', 'U0NEW', 'U0EARLY', 'U0LATE']);
   });
 });

@@ -10,6 +10,7 @@ import {
 } from './approval-card.ts';
 import { providerStatusLine } from './follow-lines.ts';
 import { counted, escapeMrkdwn, header, type SlackMessage, section } from './format.ts';
+import { renderNotAllowed } from './messages.ts';
 
 /**
  * A person's Home tab: the requests waiting for their approval, each drawn exactly as its
@@ -44,6 +45,14 @@ export function renderHome(content: HomeContent): HomeView & { blocks: KnownBloc
   const room = MAX_HOME_BLOCKS - Math.min(later.length, AFTER_QUEUE_RESERVE);
   const blocks = [...queueBlocks(content, room), ...later].slice(0, MAX_HOME_BLOCKS);
   return { type: 'home', blocks };
+}
+
+/** Marks the one Home of a person with no role: it never changes, so it is drawn once. */
+export const NO_ROLE_HOME = 'payops_home_no_role';
+
+/** The Home of a person who may neither approve, request nor read: whom to ask, nothing more. */
+export function renderNoRoleHome(accessAdmin: string): HomeView {
+  return { type: 'home', callback_id: NO_ROLE_HOME, blocks: renderNotAllowed(accessAdmin).blocks };
 }
 
 /** The queue's cards, as many whole ones as fit in `room` blocks, then how many more wait. */

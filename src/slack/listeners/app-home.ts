@@ -14,7 +14,7 @@ export interface AppHomeDeps {
 export function registerAppHome(app: App, deps: AppHomeDeps): void {
   app.event('app_home_opened', async ({ event }) => {
     if (event.tab !== 'home') return;
-    await deps.home.opened(event.user).catch((error) => {
+    await deps.home.opened(event.user, event.view).catch((error) => {
       deps.logger.warn({ err: error, userId: event.user }, 'could not record an opened Home tab');
     });
   });

@@ -237,7 +237,10 @@ interface SecretFiles {
   /** The environment with each `<NAME>_FILE` read into `<NAME>`. */
   env: Record<string, string | undefined>;
   problems: string[];
-  /** Secrets whose file went wrong: the schemas' own complaints about them would only echo it. */
+  /**
+   * Variables already refused (a secret's file went wrong, a placeholder): the schemas' own
+   * complaints about them would only echo it.
+   */
   failed: Set<string>;
 }
 
@@ -272,6 +275,49 @@ function readSecretFiles(
   return { env: resolved, problems, failed };
 }
 
+/**
+ * What .env.example ships where a real value goes: a value saying `replace`, and its example Slack
+ * IDs. A placeholder signing key is known to anyone who read the example; an example ID names no
+ * one. The test of .env.example checks that each of its placeholders is recognised here.
+ */
+/** `replace` as a word of its own (`cus_replace`, `replace-with-…`), not `replacement`. */
+const PLACEHOLDER_WORD = /(^|[^a-z])replace([^a-z]|$)/i;
+const EXAMPLE_SLACK_ID = /^[UWSCGD](0123ABCD|0456EFGH)$/;
+
+/**
+ * Refuses each of `schemas`' variables that still holds a placeholder of .env.example, saying so
+ * instead of what the schemas would say about it (a format slip would hide that it is public).
+ */
+function refusePlaceholders(secrets: SecretFiles, schemas: readonly z.ZodObject[]): void {
+  for (const name of schemas.flatMap((schema) => Object.keys(schema.shape))) {
+    const value = secrets.env[name];
+    if (value === undefined || secrets.failed.has(name)) continue;
+    const problem = placeholderProblem(name, value);
+    if (problem === undefined) continue;
+    secrets.problems.push(problem);
+    secrets.failed.add(name);
+  }
+}
+
+function placeholderProblem(name: string, value: string): string | undefined {
+  if (PLACEHOLDER_WORD.test(value) || EXAMPLE_SLACK_ID.test(value.trim())) {
+    const advice =
+      name === 'PAYOPS_SIGNING_KEY'
+        ? SIGNING_KEY_ADVICE
+        : name === 'PAYOPS_ENCRYPTION_KEY'
+          ? `set it to ${ENCRYPTION_KEY_FORMAT}`
+          : 'set your own value';
+    return `${name} is the placeholder of .env.example: ${advice}`;
+  }
+  const examples = positionsOf(listEntries(value), (entry) => EXAMPLE_SLACK_ID.test(entry));
+  if (examples.length === 0) return undefined;
+  return badEntriesProblem(
+    name,
+    examples,
+    'from .env.example, whose IDs are placeholders: put the real IDs instead',
+  );
+}
+
 /** Each issue in plain words, leaving out those about the variables in `skip`. */
 export function problemsOf(error: z.ZodError, skip: ReadonlySet<string> = new Set()): string[] {
   return error.issues.flatMap((issue) => {
@@ -289,6 +335,7 @@ export function loadPaymentsToolConfig(
   env: Record<string, string | undefined> = process.env,
 ): PaymentsToolConfig {
   const secrets = readSecretFiles(env, PAYMENTS_SECRETS);
+  refusePlaceholders(secrets, [paymentsEnvSchema]);
   const result = paymentsEnvSchema.safeParse(secrets.env);
   const problems = [
     ...secrets.problems,
@@ -549,6 +596,33 @@ function parseDatabaseUrl(text: string): { passwords: string[] } | { problem: st
 
 const MIN_SIGNING_KEY_LENGTH = 32;
 const SIGNING_KEY_ADVICE = 'generate one with openssl rand -base64 32';
+const MIN_SIGNING_KEY_VARIETY = 10;
+const SIGNING_KEY_STRETCH = 8;
+
+/**
+ * Whether a key looks made by hand rather than drawn at random: fewer than 10 different
+ * characters, or 8 in a row that recur in it or run in even steps (`aaaa…`, `abcd…`,
+ * `passwordpassword…`). A random key of 32 characters or more (base64, hex) fails it about never.
+ */
+function looksHandMade(key: string): boolean {
+  const characters = [...key];
+  if (new Set(characters).size < MIN_SIGNING_KEY_VARIETY) return true;
+  const seen = new Set<string>();
+  for (let start = 0; start + SIGNING_KEY_STRETCH <= characters.length; start++) {
+    const stretch = characters.slice(start, start + SIGNING_KEY_STRETCH);
+    const text = stretch.join('');
+    if (seen.has(text) || runsInEvenSteps(stretch)) return true;
+    seen.add(text);
+  }
+  return false;
+}
+
+function runsInEvenSteps(characters: readonly string[]): boolean {
+  const codes = characters.map((character) => character.codePointAt(0) as number);
+  const step = (codes[1] as number) - (codes[0] as number);
+  return codes.every((code, index) => index === 0 || code - (codes[index - 1] as number) === step);
+}
+
 const KEY_ID = /^[A-Za-z0-9_-]{1,16}$/;
 /** Standard base64 of exactly 32 bytes, as `openssl rand -base64 32` prints it. */
 const BASE64_OF_32_BYTES = /^[A-Za-z0-9+/]{43}=$/;
@@ -575,8 +649,18 @@ function parseEncryptionKey(text: string): EncryptionKey | string {
 
 const keysEnvSchema = z.object({
   PAYOPS_SIGNING_KEY: secret('PAYOPS_SIGNING_KEY', `: ${SIGNING_KEY_ADVICE}`)
-    .refine((value) => value.length >= MIN_SIGNING_KEY_LENGTH, {
-      error: `PAYOPS_SIGNING_KEY must be at least ${MIN_SIGNING_KEY_LENGTH} characters: ${SIGNING_KEY_ADVICE}`,
+    .superRefine((value, ctx) => {
+      if (value.length < MIN_SIGNING_KEY_LENGTH) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `PAYOPS_SIGNING_KEY must be at least ${MIN_SIGNING_KEY_LENGTH} characters: ${SIGNING_KEY_ADVICE}`,
+        });
+      } else if (looksHandMade(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `PAYOPS_SIGNING_KEY is not random enough (too few different characters, or a part that repeats or runs in sequence): ${SIGNING_KEY_ADVICE}`,
+        });
+      }
     })
     .transform((value) => Buffer.from(value, 'utf8')),
   PAYOPS_ENCRYPTION_KEY: secret(
@@ -706,6 +790,13 @@ export interface Config extends PaymentsToolConfig {
 /** The bot's whole configuration: Payments API, Slack and logging, every problem at once. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const secrets = readSecretFiles(env, BOT_SECRETS);
+  refusePlaceholders(secrets, [
+    paymentsEnvSchema,
+    slackEnvSchema,
+    approvalsEnvSchema,
+    storeEnvSchema,
+    keysEnvSchema,
+  ]);
   const payments = paymentsEnvSchema.safeParse(secrets.env);
   const slack = slackEnvSchema.safeParse(secrets.env);
   const approvals = approvalsEnvSchema.safeParse(secrets.env);
@@ -790,6 +881,7 @@ export function loadStoreToolConfig(
   env: Record<string, string | undefined> = process.env,
 ): StoreToolConfig {
   const secrets = readSecretFiles(env, STORE_SECRETS);
+  refusePlaceholders(secrets, [storeEnvSchema, keysEnvSchema]);
   const stored = storeEnvSchema.safeParse(secrets.env);
   const keys = keysEnvSchema.safeParse(secrets.env);
   const tool = storeToolEnvSchema.safeParse(secrets.env);

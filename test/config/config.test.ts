@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import {
   loadConfig,
   loadPaymentsToolConfig,
   loadPolicy,
+  loadStoreToolConfig,
   secretsOf,
 } from '../../src/config.ts';
 import { DEFAULT_POLICY, PolicyError } from '../../src/domain/policy.ts';
@@ -369,6 +370,34 @@ describe('signing and encryption keys', () => {
     expect(found.join('\n')).not.toContain(key);
   });
 
+  it('refuses a signing key made by hand, long as it is, without quoting it', () => {
+    const handMade = [
+      'a'.repeat(44),
+      'passwordpasswordpasswordpassword',
+      'abcdefghijklmnopqrstuvwxyzABCDEFGH',
+      'Tr0ub4dor&3-Tr0ub4dor&3-Tr0ub4dor&3',
+      '0101201230123401234501234560123456701234567',
+    ];
+    for (const key of handMade) {
+      const found = botProblems({ ...bot, PAYOPS_SIGNING_KEY: key });
+      expect(found, key).toEqual([
+        'PAYOPS_SIGNING_KEY is not random enough (too few different characters, or a part that repeats or runs in sequence): generate one with openssl rand -base64 32',
+      ]);
+    }
+    // What openssl rand -base64 32 and -hex 32 print, and a long passphrase, are accepted.
+    for (let draw = 0; draw < 200; draw++) {
+      expect(
+        botProblems({ ...bot, PAYOPS_SIGNING_KEY: randomBytes(32).toString('base64') }),
+      ).toEqual([]);
+      expect(botProblems({ ...bot, PAYOPS_SIGNING_KEY: randomBytes(32).toString('hex') })).toEqual(
+        [],
+      );
+    }
+    expect(
+      botProblems({ ...bot, PAYOPS_SIGNING_KEY: 'violet-tractor-harbour-ninety-sleepy-quartz' }),
+    ).toEqual([]);
+  });
+
   it('refuses two keys with one id: the id tells which key decrypts a value', () => {
     const again = `k2:${randomBytes(32).toString('base64')}`;
     const reused = `k1:${randomBytes(32).toString('base64')}`;
@@ -448,5 +477,58 @@ describe('following submitted writes', () => {
     ]);
     expect(botProblems({ ...bot, PAYOPS_FOLLOW_FOR: '91d' })).toHaveLength(1);
     expect(botProblems({ ...bot, PAYOPS_FOLLOW_FOR: '10s' })).toHaveLength(1);
+  });
+});
+
+describe(".env.example's placeholders", () => {
+  const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
+  /** Each `NAME=value` it shows; an inline comment after white space is not part of the value. */
+  const shown = [...example.matchAll(/^(#\s*)?([A-Z][A-Z0-9_]*)=(\S*)/gm)].map(
+    ([, commented, name = '', value = '']) => ({ name, value, commented: commented !== undefined }),
+  );
+  const set = shown.filter(({ commented }) => !commented);
+  const placeholderProblem = (name: string) =>
+    expect.stringMatching(new RegExp(`^${name}\\b(?=.*placeholder)(?=.*\\.env\\.example)`));
+
+  it('are each refused, naming the variable and never quoting the value', () => {
+    expect(set.length).toBeGreaterThan(10);
+    for (const { name, value } of set) {
+      const found = botProblems({ ...bot, [name]: value });
+      expect(found, `${name}=${value}`).toEqual([placeholderProblem(name)]);
+      expect(found.join('\n')).not.toContain(value);
+    }
+  });
+
+  it('copied as they are, start nothing: every one is named, by the bot and by the tools', () => {
+    const copied = Object.fromEntries(set.map(({ name, value }) => [name, value]));
+    expect(botProblems(copied)).toEqual(set.map(({ name }) => placeholderProblem(name)));
+    const payments = set.filter(({ name }) => name.startsWith('PAYMENTS_'));
+    expect(problems(copied)).toEqual(payments.map(({ name }) => placeholderProblem(name)));
+    expect(problems(copied, loadStoreToolConfig)).toEqual([
+      placeholderProblem('PAYOPS_SIGNING_KEY'),
+      placeholderProblem('PAYOPS_ENCRYPTION_KEY'),
+    ]);
+  });
+
+  it('that it shows commented out are refused too; its other values work as they are', () => {
+    const commented = shown.filter((line) => line.commented);
+    expect(commented.length).toBeGreaterThan(10);
+    const refused = commented.filter(({ name, value }) => {
+      const found = botProblems({ ...bot, [name]: value });
+      expect(found, `${name}=${value}`).toEqual(found.length ? [placeholderProblem(name)] : []);
+      return found.length > 0;
+    });
+    expect(refused.map(({ name }) => name)).toEqual([
+      'SLACK_APP_TOKEN',
+      'PAYOPS_CHANNELS',
+      'PAYOPS_ENCRYPTION_OLD_KEYS',
+      'DATABASE_URL',
+    ]);
+  });
+
+  it('are recognised in a list entry by entry', () => {
+    expect(botProblems({ ...bot, PAYOPS_APPROVERS: 'S0APPROVERS, U0123ABCD, S0123ABCD' })).toEqual([
+      'PAYOPS_APPROVERS: entries 2 and 3 are from .env.example, whose IDs are placeholders: put the real IDs instead',
+    ]);
   });
 });

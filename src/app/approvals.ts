@@ -548,6 +548,7 @@ export class ApprovalWorkflow {
       ...(reads && { reads }),
       // A fresh look when the key may ask for one (sync=true needs resources:write).
       sync: this.#deps.keyScopes.includes('resources:write'),
+      attributedElsewhere: (id, ids) => this.#deps.store.providerIdsTaken(id, ids),
     });
     this.#deps.logger.warn(
       {

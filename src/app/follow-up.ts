@@ -7,7 +7,14 @@ import { PaymentsApiError } from '../payments/errors.ts';
 import { recordIdentity } from '../payments/response-shape.ts';
 import type { ClaimedFollowUp, FollowLook, FollowStore } from '../store/follow-store.ts';
 import { type ListRead, readWriteList } from './reconcile.ts';
-import { matchRecords } from './record-matching.ts';
+import {
+  type AttributedElsewhere,
+  type ListSeen,
+  listedIds,
+  type MatchedRequest,
+  matchRecords,
+  whyNotTaken,
+} from './record-matching.ts';
 
 /**
  * Follows submitted writes to their final state by reading (the provider sends no webhooks):
@@ -18,8 +25,14 @@ import { matchRecords } from './record-matching.ts';
 
 export interface FollowerDeps {
   store: FollowStore;
-  /** The followed request, to find its record when its provider id is not known. */
-  requests: { get(id: number): Promise<PaymentRequest | undefined> };
+  /**
+   * The followed request, to find its record when its provider id is not known, and the ids
+   * other requests' records are known by, never taken for it.
+   */
+  requests: {
+    get(id: number): Promise<PaymentRequest | undefined>;
+    providerIdsTaken: AttributedElsewhere;
+  };
   client: PaymentsClient;
   keyScopes: readonly string[];
   /** Lower case: a record in one of these stops being followed. */
@@ -48,7 +61,8 @@ const PASS_LIMIT = 1_000;
 export type RecordInList =
   | { kind: 'found'; record: unknown }
   | { kind: 'absent' }
-  | { kind: 'ambiguous'; count: number };
+  /** Listed perhaps, but nothing shows which record is its: `why`, in a person's words. */
+  | { kind: 'unsure'; why: string };
 
 export class Follower {
   readonly #deps: FollowerDeps;
@@ -129,10 +143,9 @@ export class Follower {
     where: string,
   ): Promise<{ look: FollowLook; told: boolean }> {
     const { requestId } = followUp;
-    const found = await this.#find(followUp, read.records);
-    if (found.kind === 'ambiguous') {
-      const error = `${found.count} records in ${where} could be it; payops does not guess`;
-      return { look: { requestId, listed: false, error }, told: false };
+    const found = await this.#find(followUp, read, where);
+    if (found.kind === 'unsure') {
+      return { look: { requestId, listed: false, error: found.why }, told: false };
     }
     if (found.kind === 'absent') {
       // Not in the part of a list payops read is not gone: only a whole list tells that.
@@ -155,24 +168,55 @@ export class Follower {
   }
 
   /** Its record: by the provider's id when known, else as reconciliation matches it. */
-  async #find(followUp: ClaimedFollowUp, items: readonly unknown[]): Promise<RecordInList> {
+  async #find(followUp: ClaimedFollowUp, read: ListRead, where: string): Promise<RecordInList> {
     if (followUp.providerId !== undefined) {
-      const records = items.filter((item) => recordIdentity(item).id === followUp.providerId);
+      const records = read.records.filter(
+        (item) => recordIdentity(item).id === followUp.providerId,
+      );
       const [record] = records;
       // Two records under one id: neither is taken for it.
-      if (records.length > 1) return { kind: 'ambiguous', count: records.length };
+      if (records.length > 1) return { kind: 'unsure', why: severalCouldBe(records.length, where) };
       return record === undefined ? { kind: 'absent' } : { kind: 'found', record };
     }
     const request = await this.#deps.requests.get(followUp.requestId);
-    return request ? recordIn(items, request) : { kind: 'absent' };
+    if (!request) return { kind: 'absent' };
+    const taken = await this.#deps.requests.providerIdsTaken(request.id, listedIds(read.records));
+    return recordIn(read, request, taken, where);
   }
 }
 
-/** A request's record among `items`, matched as reconciliation matches it; never guessed. */
-export function recordIn(items: readonly unknown[], request: PaymentRequest): RecordInList {
-  const matched = matchRecords(request, items);
-  if (matched.kind === 'ambiguous') return { kind: 'ambiguous', count: matched.candidates.length };
-  return matched.kind === 'found'
-    ? { kind: 'found', record: matched.match.record }
-    : { kind: 'absent' };
+/**
+ * A request's record in a list read, matched as reconciliation matches it and under the same
+ * guards (`matchRecords`): never another request's record (`attributedElsewhere`), nor one that
+ * may be older than its call or one of several, nor one in a list read only in part. Only a
+ * `found` record's id is learnt, and kept.
+ */
+export function recordIn(
+  read: ListSeen,
+  request: MatchedRequest,
+  attributedElsewhere: ReadonlySet<string>,
+  where: string,
+): RecordInList {
+  const matched = matchRecords(request, read, attributedElsewhere);
+  switch (matched.kind) {
+    case 'found':
+      return { kind: 'found', record: matched.match.record };
+    case 'none':
+      return { kind: 'absent' };
+    case 'unfinished':
+      // Nothing matched in the part read: absent from it, which the look says.
+      if (matched.candidates.length === 0) return { kind: 'absent' };
+      break;
+    case 'ambiguous':
+      if (matched.candidates.length > 1) {
+        return { kind: 'unsure', why: severalCouldBe(matched.candidates.length, where) };
+      }
+      break;
+  }
+  const extent = `${read.records.length} records of ${where} read`;
+  return { kind: 'unsure', why: `${whyNotTaken(matched, extent, where)}; payops does not take it` };
+}
+
+function severalCouldBe(count: number, where: string): string {
+  return `${count} records in ${where} could be it; payops does not guess`;
 }

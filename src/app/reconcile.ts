@@ -4,10 +4,13 @@ import type { PaymentsClient } from '../payments/client.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
 import { findList, nextPageOf } from '../payments/response-shape.ts';
 import {
+  type AttributedElsewhere,
   CLOCK_SKEW_MS,
   createdTime,
+  listedIds,
   type MatchCandidate,
   matchRecords,
+  whyNotTaken,
 } from './record-matching.ts';
 
 /**
@@ -93,7 +96,13 @@ function approvedAtOf(request: PaymentRequest): string {
 export async function reconcile(
   client: PaymentsClient,
   request: PaymentRequest,
-  options: { now?: Date; sync?: boolean; reads?: SharedListReads } = {},
+  options: {
+    now?: Date;
+    sync?: boolean;
+    reads?: SharedListReads;
+    /** Which listed ids are other requests' records: never this one's. */
+    attributedElsewhere: AttributedElsewhere;
+  },
 ): Promise<Reconciliation> {
   const now = options.now ?? new Date();
   const spec: OperationSpec = OPERATIONS[request.operationId];
@@ -115,50 +124,39 @@ export async function reconcile(
       detail: `could not read ${where}: ${error.userMessage()}`,
     };
   }
-  const matched = matchRecords(request, read.records, { approvedAt });
+  const taken = await options.attributedElsewhere(request.id, listedIds(read.records));
+  const matched = matchRecords(request, read, taken);
   const extent = `${read.records.length} records on ${read.pages} page${read.pages === 1 ? '' : 's'} of ${where}`;
-  if (matched.kind === 'ambiguous') {
-    return {
-      checkedAt,
-      result: 'ambiguous',
-      detail: `${matched.candidates.length} records among ${extent} match it equally (${idsOf(matched.candidates)}); check at the provider`,
-    };
+  switch (matched.kind) {
+    case 'ambiguous':
+      return {
+        checkedAt,
+        result: 'ambiguous',
+        detail: `${whyNotTaken(matched, extent, where)}; check at the provider`,
+      };
+    case 'unfinished':
+      return {
+        checkedAt,
+        result: 'check_failed',
+        detail: `${whyNotTaken(matched, extent, where)}; check at the provider`,
+      };
+    case 'none':
+      return {
+        checkedAt,
+        result: 'not_found',
+        detail: `no record among ${extent} shows it yet; it may still appear — payops checks again`,
+      };
+    case 'found': {
+      const { match } = matched;
+      return {
+        checkedAt,
+        result: 'found',
+        providerId: match.id,
+        providerStatus: match.status,
+        detail: `${match.id ?? 'a record'} in ${where} shows it: it was executed${caveats(match)}`,
+      };
+    }
   }
-  if (read.unfinished !== undefined) {
-    // Not seen in part of a list is not "not there", nor is one match proof that no other is.
-    const seen =
-      matched.kind === 'found'
-        ? `one record (${idsOf([matched.match])}) matches among ${extent}`
-        : `no record among ${extent} matches it`;
-    return {
-      checkedAt,
-      result: 'check_failed',
-      detail: `${seen}, but ${read.unfinished}; check at the provider`,
-    };
-  }
-  if (matched.kind === 'none') {
-    return {
-      checkedAt,
-      result: 'not_found',
-      detail: `no record among ${extent} shows it yet; it may still appear — payops checks again`,
-    };
-  }
-  const { match } = matched;
-  if (match.undated) {
-    // Nothing shows it was made after the approval: it may be an earlier, identical payment.
-    return {
-      checkedAt,
-      result: 'ambiguous',
-      detail: `${match.id ?? 'a record'} in ${where} matches it but shows no creation time, so it may be an earlier payment; check at the provider`,
-    };
-  }
-  return {
-    checkedAt,
-    result: 'found',
-    providerId: match.id,
-    providerStatus: match.status,
-    detail: `${match.id ?? 'a record'} in ${where} shows it: it was executed${caveats(match)}`,
-  };
 }
 
 /**
@@ -247,13 +245,6 @@ function newestFirstPast(records: readonly unknown[], approvedAt: number): boole
   const steps = dated.slice(1).map((time, index) => (dated[index] as number) - time);
   const newestFirst = steps.every((step) => step >= 0) && steps.some((step) => step > 0);
   return newestFirst && (dated.at(-1) as number) < approvedAt - CLOCK_SKEW_MS;
-}
-
-function idsOf(candidates: readonly MatchCandidate[]): string {
-  return candidates
-    .slice(0, 5)
-    .map((candidate) => candidate.id ?? '?')
-    .join(', ');
 }
 
 /** What the match rests on, when it is less than every field shown whole. */

@@ -11,11 +11,21 @@ import {
 /**
  * Which listed record is a request's effect, judged as a provider shows records: an account as
  * its last four digits or under another name, an amount as `33.3` for `33.30`, some fields not
- * at all. Reconciliation and the following of submitted writes both decide with this.
+ * at all. Reconciliation and the following of submitted writes both decide with this, under the
+ * same guards: a record is taken only when nothing else could be it.
  */
 
-/** Created records may carry a clock a little behind ours. */
-export const CLOCK_SKEW_MS = 60_000;
+/** Quartz clocks drift about a second a day unsynced: two minutes covers weeks of it, no more. */
+export const CLOCK_SKEW_MS = 2 * 60_000;
+
+/** When a record was created, next to when the request's call went out. */
+export type Timing =
+  /** Created after the call: it can be its effect. */
+  | 'after_sending'
+  /** Created up to `CLOCK_SKEW_MS` before the call: its effect under another clock, or earlier. */
+  | 'near_sending'
+  /** It shows no creation time: being newer than the call is assumed, not seen. */
+  | 'undated';
 
 export interface MatchCandidate {
   record: JsonRecord;
@@ -27,50 +37,116 @@ export interface MatchCandidate {
    * strength cannot be told apart.
    */
   strength: number;
-  /** It shows no creation time: being newer than the approval is assumed, not seen. */
-  undated: boolean;
+  timing: Timing;
   /** Request fields the record shows only in part. */
   partial: string[];
 }
 
+/** A list as it was read: its records, and why it was not read to its end, if it was not. */
+export interface ListSeen {
+  records: readonly unknown[];
+  unfinished: string | undefined;
+}
+
 export type RecordMatch =
   | { kind: 'found'; match: MatchCandidate; weaker: MatchCandidate[] }
+  /** Several records match equally, or the one that matches may be older than the call. */
   | { kind: 'ambiguous'; candidates: MatchCandidate[] }
+  /** Matches in part of a list are not all its matches: nothing is taken. */
+  | { kind: 'unfinished'; candidates: MatchCandidate[]; unfinished: string }
   | { kind: 'none' };
+
+/** What a match needs of its request. */
+export type MatchedRequest = Pick<
+  PaymentRequest,
+  'operationId' | 'path' | 'body' | 'approvals' | 'createdAt' | 'sentAt'
+>;
 
 /**
  * A record is the request's effect when it shows the amount (if the request has one) and
  * something that identifies the destination (if the request names one), every request field it
- * shows agrees, it was created after the approval (or shows no time), and no other record
- * matches as strongly. A write on an existing record (path ids) matches that record by id, in
- * the state the request asked for.
+ * shows agrees, and no other record matches as strongly. A new record must also have been
+ * created after the request's call (`sentAt`; the approval for a request stored without it),
+ * and carry no id in `attributedElsewhere` (another request's record, by its write's answer or
+ * an earlier match). A write on an existing record (path ids) matches that record by id, in the
+ * state the request asked for. `found` needs, besides, the whole list read and a creation time
+ * after the call: anything less is `ambiguous` or `unfinished`, never a guess.
  */
 export function matchRecords(
-  request: Pick<PaymentRequest, 'operationId' | 'path' | 'body' | 'approvals' | 'createdAt'>,
-  records: readonly unknown[],
-  options: { approvedAt?: string } = {},
+  request: MatchedRequest,
+  list: ListSeen,
+  attributedElsewhere: ReadonlySet<string>,
 ): RecordMatch {
-  const approvedAt = Date.parse(
-    options.approvedAt ?? request.approvals.at(-1)?.at ?? request.createdAt,
-  );
+  const sentAt = Date.parse(request.sentAt ?? request.approvals.at(-1)?.at ?? request.createdAt);
   const spec: OperationSpec = OPERATIONS[request.operationId];
   const fields = Object.entries(fieldsOf(request));
   const pathIds = Object.values(request.path);
-  const candidates = records.flatMap((record) => {
+  const candidates = list.records.flatMap((record) => {
     if (!isRecord(record)) return [];
     const candidate =
       pathIds.length > 0
         ? existingRecordMatch(record, pathIds, fields, spec)
-        : newRecordMatch(record, fields, approvedAt);
+        : newRecordMatch(record, fields, sentAt, attributedElsewhere);
     return candidate ? [candidate] : [];
   });
-  if (candidates.length === 0) return { kind: 'none' };
   const strongest = Math.max(...candidates.map((candidate) => candidate.strength));
   const best = candidates.filter((candidate) => candidate.strength === strongest);
   const [match] = best;
-  if (best.length > 1 || match === undefined) return { kind: 'ambiguous', candidates: best };
+  if (best.length > 1) return { kind: 'ambiguous', candidates: best };
+  if (list.unfinished !== undefined) {
+    return { kind: 'unfinished', candidates: best, unfinished: list.unfinished };
+  }
+  if (match === undefined) return { kind: 'none' };
+  if (match.timing !== 'after_sending') return { kind: 'ambiguous', candidates: best };
   return { kind: 'found', match, weaker: candidates.filter((candidate) => candidate !== match) };
 }
+
+/**
+ * Why `matched` is not taken as the request's record, in a person's words; `extent` says what
+ * was read, `where` names the list.
+ */
+export function whyNotTaken(
+  matched: Extract<RecordMatch, { kind: 'ambiguous' | 'unfinished' }>,
+  extent: string,
+  where: string,
+): string {
+  const { candidates } = matched;
+  const [only] = candidates;
+  if (matched.kind === 'unfinished') {
+    // Not seen in part of a list is not "not there", nor is one match proof that no other is.
+    const seen =
+      only === undefined
+        ? `no record among ${extent} matches it`
+        : `one record (${idsOf(candidates)}) matches among ${extent}`;
+    return `${seen}, but ${matched.unfinished}`;
+  }
+  if (candidates.length > 1 || only === undefined) {
+    return `${candidates.length} records among ${extent} match it equally (${idsOf(candidates)})`;
+  }
+  const which = `${only.id ?? 'a record'} in ${where} matches it`;
+  return only.timing === 'undated'
+    ? `${which} but shows no creation time, so it may be an earlier payment`
+    : `${which} but was created before payops sent it (within the ${CLOCK_SKEW_MS / 60_000} minutes two clocks may differ by), so it may be an earlier payment`;
+}
+
+/** Ids of up to five candidates, for a message. */
+export function idsOf(candidates: readonly MatchCandidate[]): string {
+  return candidates
+    .slice(0, 5)
+    .map((candidate) => candidate.id ?? '?')
+    .join(', ');
+}
+
+/** The ids a list shows its records by, to ask which are other requests' records. */
+export function listedIds(records: readonly unknown[]): string[] {
+  return records.flatMap((record) => recordIdentity(record).id ?? []);
+}
+
+/** Which of `ids` are the records of requests other than `requestId` (the request store's answer). */
+export type AttributedElsewhere = (
+  requestId: number,
+  ids: readonly string[],
+) => Promise<ReadonlySet<string>>;
 
 /** Words a provider may use for a record switched off, and on. */
 const INACTIVE = /^(inactive|deactivated|disabled|closed)$/i;
@@ -90,16 +166,20 @@ function existingRecordMatch(
   const compared = compareFields(record, fields);
   if (compared === undefined) return undefined;
   if (fields.length > 0 && compared.strength === 0) return undefined;
-  return candidateOf(record, compared, false);
+  // The record existed before the call: only its state shows the write, whenever made.
+  return candidateOf(record, compared, 'after_sending');
 }
 
 function newRecordMatch(
   record: JsonRecord,
   fields: [string, string][],
-  approvedAt: number,
+  sentAt: number,
+  attributedElsewhere: ReadonlySet<string>,
 ): MatchCandidate | undefined {
   const created = createdTime(record);
-  if (created !== undefined && created < approvedAt - CLOCK_SKEW_MS) return undefined;
+  if (created !== undefined && created < sentAt - CLOCK_SKEW_MS) return undefined;
+  const { id } = recordIdentity(record);
+  if (id !== undefined && attributedElsewhere.has(id)) return undefined;
   const compared = compareFields(record, fields);
   if (compared === undefined) return undefined;
   const kinds = new Set(fields.map(([field]) => kindOf(field)));
@@ -108,17 +188,19 @@ function newRecordMatch(
     return undefined;
   }
   if (compared.strength === 0) return undefined;
-  return candidateOf(record, compared, created === undefined);
+  const timing: Timing =
+    created === undefined ? 'undated' : created >= sentAt ? 'after_sending' : 'near_sending';
+  return candidateOf(record, compared, timing);
 }
 
-function candidateOf(record: JsonRecord, compared: Compared, undated: boolean): MatchCandidate {
+function candidateOf(record: JsonRecord, compared: Compared, timing: Timing): MatchCandidate {
   const identity = recordIdentity(record);
   return {
     record,
     id: identity.id,
     status: identity.status,
-    strength: compared.strength + (undated ? 0 : 1),
-    undated,
+    strength: compared.strength + (timing === 'undated' ? 0 : 1),
+    timing,
     partial: compared.partial,
   };
 }

@@ -121,6 +121,8 @@ export interface PaymentRequest {
   decidedBy: string | undefined;
   reason: string | undefined;
   outcome: ProviderOutcome | undefined;
+  /** When its one call was let out (by the database's clock); none before that. */
+  sentAt?: string | undefined;
   reconciliation: Reconciliation | undefined;
   /** Names for the identifiers in the request, for people; never sent. */
   labels?: RequestLabels | undefined;

@@ -20,7 +20,11 @@ import { decisionsOf, listPending, pendingFor, requestsOf } from './requests/lis
 import { reencryptPayloads, rekeyLegacyHolds } from './requests/maintenance.ts';
 import { markSending } from './requests/mark-sending.ts';
 import { payeeHistory, requestsToPayee } from './requests/payees.ts';
-import { listUnresolved, recordReconciliation } from './requests/reconciliation.ts';
+import {
+  listUnresolved,
+  providerIdsTaken,
+  recordReconciliation,
+} from './requests/reconciliation.ts';
 import { loadRequest, type RequestDb } from './requests/rows.ts';
 import { expireDue, recoverStale } from './requests/sweeps.ts';
 import { unsettledTwin } from './requests/unsettled-twin.ts';
@@ -146,6 +150,11 @@ export class RequestStore {
 
   listUnresolved(recheckAfterMs: number, forMs: number): Promise<PaymentRequest[]> {
     return listUnresolved(this.#store, { recheckAfterMs, forMs });
+  }
+
+  /** Which of `ids` are records of requests other than `requestId`: never its own. */
+  providerIdsTaken(requestId: number, ids: readonly string[]): Promise<Set<string>> {
+    return providerIdsTaken(this.#store, { requestId, ids });
   }
 
   history(id: number): Promise<AuditEntry[]> {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { matchRecords } from '../../src/app/record-matching.ts';
+import { recordIn } from '../../src/app/follow-up.ts';
+import { CLOCK_SKEW_MS, matchRecords } from '../../src/app/record-matching.ts';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
 import { nextPageOf } from '../../src/payments/response-shape.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
@@ -16,6 +17,15 @@ function requestFor(operationId: WriteOperationId, fields: Record<string, string
     approvals: [{ userId: 'U0BOB', at: APPROVED_AT }],
     createdAt: APPROVED_AT,
   };
+}
+
+/** `records` as a whole list read, no id of them another request's unless `taken`. */
+function match(
+  request: Parameters<typeof matchRecords>[0],
+  records: unknown[],
+  taken: ReadonlySet<string> = new Set(),
+) {
+  return matchRecords(request, { records, unfinished: undefined }, taken);
 }
 
 const payout = requestFor('createPayout', PAYOUT);
@@ -37,12 +47,12 @@ describe('matching a listed record as a provider shows it', () => {
     ['a nested bank account', { beneficiary: { bank_account: { last4: '6789' } } }],
     ['the whole number, spaced', { beneficiary_account: '0001 2345 6789' }],
   ])('finds a payout showing the account as %s, the amount as 33.3', (_how, account) => {
-    const result = matchRecords(payout, [listed(account)]);
+    const result = match(payout, [listed(account)]);
     expect(result).toMatchObject({ kind: 'found', match: { id: 'po_1' } });
   });
 
   it('says which fields it saw only in part', () => {
-    const result = matchRecords(payout, [listed({ account_last4: '6789' })]);
+    const result = match(payout, [listed({ account_last4: '6789' })]);
     expect(result.kind === 'found' && result.match.partial).toEqual(['beneficiary_account']);
   });
 
@@ -54,61 +64,55 @@ describe('matching a listed record as a provider shows it', () => {
     ['no destination at all', {}],
     ['the account only under a source', { source: { account_number: '000123456789' } }],
   ])('does not match a payout showing %s', (_how, account) => {
-    expect(matchRecords(payout, [listed(account)]).kind).toBe('none');
+    expect(match(payout, [listed(account)]).kind).toBe('none');
   });
 
   it('compares amounts as numbers, and a different amount is not it', () => {
     const shown = (amount: unknown) => listed({ account_last4: '6789' }, { amount });
-    expect(matchRecords(payout, [shown('33.30')]).kind).toBe('found');
-    expect(matchRecords(payout, [shown('033.300')]).kind).toBe('found');
-    expect(matchRecords(payout, [shown({ value: '33.3', currency: 'USDC' })]).kind).toBe('found');
-    expect(matchRecords(payout, [shown('33.31')]).kind).toBe('none');
-    expect(matchRecords(payout, [shown('3.33')]).kind).toBe('none');
-    expect(matchRecords(payout, [shown('33.3 USDC')]).kind).toBe('none');
+    expect(match(payout, [shown('33.30')]).kind).toBe('found');
+    expect(match(payout, [shown('033.300')]).kind).toBe('found');
+    expect(match(payout, [shown({ value: '33.3', currency: 'USDC' })]).kind).toBe('found');
+    expect(match(payout, [shown('33.31')]).kind).toBe('none');
+    expect(match(payout, [shown('3.33')]).kind).toBe('none');
+    expect(match(payout, [shown('33.3 USDC')]).kind).toBe('none');
     const big = requestFor('createPayout', { ...PAYOUT, amount: '1250.50' });
-    expect(matchRecords(big, [shown('1,250.5')]).kind).toBe('found');
+    expect(match(big, [shown('1,250.5')]).kind).toBe('found');
   });
 
   it('needs the amount shown: a destination alone is not it', () => {
     const { amount: _amount, ...noAmount } = listed({ account_last4: '6789' });
-    expect(matchRecords(payout, [noAmount]).kind).toBe('none');
+    expect(match(payout, [noAmount]).kind).toBe('none');
   });
 
   it('every field shown must agree, under whatever name; one that does not rules it out', () => {
     const account = { account_last4: '6789' };
-    expect(matchRecords(payout, [listed(account, { currency: 'usdc' })]).kind).toBe('found');
-    expect(matchRecords(payout, [listed(account, { currency: 'USD' })]).kind).toBe('none');
-    expect(matchRecords(payout, [listed(account, { beneficiaryName: 'John Doe' })]).kind).toBe(
-      'none',
-    );
-    expect(matchRecords(payout, [listed(account, { routing_number: '••••0021' })]).kind).toBe(
-      'found',
-    );
-    expect(matchRecords(payout, [listed(account, { routing_number: '••••9999' })]).kind).toBe(
-      'none',
-    );
+    expect(match(payout, [listed(account, { currency: 'usdc' })]).kind).toBe('found');
+    expect(match(payout, [listed(account, { currency: 'USD' })]).kind).toBe('none');
+    expect(match(payout, [listed(account, { beneficiaryName: 'John Doe' })]).kind).toBe('none');
+    expect(match(payout, [listed(account, { routing_number: '••••0021' })]).kind).toBe('found');
+    expect(match(payout, [listed(account, { routing_number: '••••9999' })]).kind).toBe('none');
   });
 
   it('a currency shown for the destination is not the currency debited', () => {
     const record = listed({ account_last4: '6789' }, { destination: { currency: 'BRL' } });
-    expect(matchRecords(payout, [record]).kind).toBe('found');
+    expect(match(payout, [record]).kind).toBe('found');
   });
 
-  it('a record created before the approval is not it; one with no time is, and says so', () => {
+  it('a record created before the approval is not it; one with no time may be, and is never taken', () => {
     const account = { account_last4: '6789' };
     const before = listed(account, { created_at: '2025-03-01T11:50:00.000Z' });
-    expect(matchRecords(payout, [before]).kind).toBe('none');
+    expect(match(payout, [before]).kind).toBe('none');
     const epochBefore = listed(account, { created_at: undefined, created: 1740829800 });
-    expect(matchRecords(payout, [epochBefore]).kind).toBe('none');
+    expect(match(payout, [epochBefore]).kind).toBe('none');
     const { created_at: _time, ...undated } = listed(account);
-    const result = matchRecords(payout, [undated]);
-    expect(result).toMatchObject({ kind: 'found', match: { undated: true } });
+    const result = match(payout, [undated]);
+    expect(result).toMatchObject({ kind: 'ambiguous', candidates: [{ timing: 'undated' }] });
   });
 
   it('two records matching equally are ambiguous, never a guess', () => {
     const first = listed({ account_last4: '6789' });
     const second = { ...first, id: 'po_2' };
-    const result = matchRecords(payout, [first, second]);
+    const result = match(payout, [first, second]);
     expect(result.kind).toBe('ambiguous');
     expect(result.kind === 'ambiguous' && result.candidates.map((c) => c.id)).toEqual([
       'po_1',
@@ -119,13 +123,13 @@ describe('matching a listed record as a provider shows it', () => {
   it('a record showing more of the request matches better than one showing less', () => {
     const whole = listed({ beneficiary_account: '000123456789' });
     const cut = { ...listed({ account_last4: '6789' }), id: 'po_2' };
-    expect(matchRecords(payout, [cut, whole])).toMatchObject({
+    expect(match(payout, [cut, whole])).toMatchObject({
       kind: 'found',
       match: { id: 'po_1' },
       weaker: [{ id: 'po_2' }],
     });
     const { created_at: _time, ...undated } = { ...whole, id: 'po_3' };
-    expect(matchRecords(payout, [undated, whole])).toMatchObject({ match: { id: 'po_1' } });
+    expect(match(payout, [undated, whole])).toMatchObject({ match: { id: 'po_1' } });
   });
 
   it('a crypto transfer is told by its address, whole or abbreviated', () => {
@@ -134,11 +138,9 @@ describe('matching a listed record as a provider shows it', () => {
     const address = fields.destination_address as string;
     const shown = (to: unknown) => ({ id: 'tr_1', amount: fields.amount, created_at: AFTER, to });
     const abbreviated = `${address.slice(0, 6)}…${address.slice(-4)}`;
-    expect(matchRecords(request, [shown({ address: address.toUpperCase() })]).kind).toBe('found');
-    expect(matchRecords(request, [shown({ address: abbreviated })]).kind).toBe('found');
-    expect(matchRecords(request, [shown({ address: `${address.slice(0, 6)}…0000` })]).kind).toBe(
-      'none',
-    );
+    expect(match(request, [shown({ address: address.toUpperCase() })]).kind).toBe('found');
+    expect(match(request, [shown({ address: abbreviated })]).kind).toBe('found');
+    expect(match(request, [shown({ address: `${address.slice(0, 6)}…0000` })]).kind).toBe('none');
   });
 
   it('an off-ramp transfer is told by its recipient id, nested or not', () => {
@@ -151,9 +153,79 @@ describe('matching a listed record as a provider shows it', () => {
       created_at: AFTER,
       ...extra,
     });
-    expect(matchRecords(request, [shown({ recipient: { id } })]).kind).toBe('found');
-    expect(matchRecords(request, [shown({ externalAccountId: id })]).kind).toBe('found');
-    expect(matchRecords(request, [shown({ recipient_id: 'ea_other' })]).kind).toBe('none');
+    expect(match(request, [shown({ recipient: { id } })]).kind).toBe('found');
+    expect(match(request, [shown({ externalAccountId: id })]).kind).toBe('found');
+    expect(match(request, [shown({ recipient_id: 'ea_other' })]).kind).toBe('none');
+  });
+});
+
+describe('the guards reconciliation and following share', () => {
+  const SENT_AT = '2025-03-01T12:00:04.000Z';
+  const sent = { ...payout, sentAt: SENT_AT };
+  const account = { account_last4: '6789' };
+  const at = (ms: number) => new Date(Date.parse(SENT_AT) + ms).toISOString();
+
+  it('counts only records created after the call went out; one made within the clocks’ difference before it is not taken', () => {
+    // After the approval, before the call: not its effect.
+    const beforeCall = listed(account, { created_at: at(-CLOCK_SKEW_MS - 1_000) });
+    expect(match(sent, [beforeCall]).kind).toBe('none');
+    const nearCall = listed(account, { created_at: at(-1_000) });
+    expect(match(sent, [nearCall])).toMatchObject({
+      kind: 'ambiguous',
+      candidates: [{ id: 'po_1', timing: 'near_sending' }],
+    });
+    const afterCall = listed(account, { created_at: at(1) });
+    expect(match(sent, [afterCall])).toMatchObject({ kind: 'found', match: { id: 'po_1' } });
+  });
+
+  it('never takes a record another request is known by, and finds its own beside it', () => {
+    const other = listed(account, { id: 'po_other', created_at: at(500) });
+    expect(match(sent, [other], new Set(['po_other'])).kind).toBe('none');
+    const own = listed(account, { id: 'po_own', created_at: at(900) });
+    expect(match(sent, [other, own]).kind).toBe('ambiguous');
+    expect(match(sent, [other, own], new Set(['po_other']))).toMatchObject({
+      kind: 'found',
+      match: { id: 'po_own' },
+    });
+  });
+
+  it('a write on an existing record matches it by id whoever else named it', () => {
+    const path = { externalAccountId: 'ea_1' };
+    const deactivation = { ...requestFor('deactivateRecipient', {}), path, body: undefined };
+    const record = { id: 'ea_1', status: 'inactive' };
+    expect(match(deactivation, [record], new Set(['ea_1'])).kind).toBe('found');
+  });
+
+  it('takes nothing from a list read in part', () => {
+    const unfinished = 'page 2 could not be read (timeout)';
+    const read = { records: [listed(account)], unfinished };
+    expect(matchRecords(payout, read, new Set())).toMatchObject({
+      kind: 'unfinished',
+      candidates: [{ id: 'po_1' }],
+      unfinished,
+    });
+  });
+
+  it('following learns a record only as reconciliation would take it', () => {
+    const where = '/payouts';
+    const whole = (records: unknown[]) => ({ records, unfinished: undefined });
+    const { created_at: _time, ...undated } = listed(account, { status: 'returned' });
+    expect(recordIn(whole([undated]), sent, new Set(), where)).toEqual({
+      kind: 'unsure',
+      why: 'po_1 in /payouts matches it but shows no creation time, so it may be an earlier payment; payops does not take it',
+    });
+    const dated = listed(account, { created_at: at(1) });
+    expect(recordIn(whole([dated]), sent, new Set(['po_1']), where)).toEqual({ kind: 'absent' });
+    expect(
+      recordIn({ records: [dated], unfinished: 'page 2 is unread' }, sent, new Set(), where),
+    ).toEqual({
+      kind: 'unsure',
+      why: 'one record (po_1) matches among 1 records of /payouts read, but page 2 is unread; payops does not take it',
+    });
+    expect(recordIn(whole([dated]), sent, new Set(), where)).toEqual({
+      kind: 'found',
+      record: dated,
+    });
   });
 });
 

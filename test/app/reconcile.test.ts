@@ -13,6 +13,8 @@ import { clientFor, EXAMPLE_CALLS, sandboxAndClient } from '../helpers/payments.
 import { testSigner } from '../helpers/requests.ts';
 
 const payments = sandboxAndClient();
+/** No other request's record is known: every listed id may be the request's. */
+const NONE_TAKEN = { attributedElsewhere: async () => new Set<string>() };
 
 /** A request approved `approvedAgoMs` ago, for an operation with these path ids and fields. */
 function approved(
@@ -54,7 +56,7 @@ describe('reconciliation of an unknown outcome', () => {
     >;
     const request = approved('createPayout', {}, fields);
     const made = await payments.client.call('createPayout', { body: fields });
-    const result = await reconcile(payments.client, request);
+    const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(result.result).toBe('found');
     expect(result.providerId).toBe((made.body as { id: string }).id);
   });
@@ -66,9 +68,9 @@ describe('reconciliation of an unknown outcome', () => {
     >;
     await payments.client.call('createPayout', { body: fields });
     await payments.client.call('createPayout', { body: fields });
-    expect((await reconcile(payments.client, approved('createPayout', {}, fields))).result).toBe(
-      'ambiguous',
-    );
+    expect(
+      (await reconcile(payments.client, approved('createPayout', {}, fields), NONE_TAKEN)).result,
+    ).toBe('ambiguous');
   });
 
   it('does not count a payout made before the request was approved', async () => {
@@ -78,16 +80,26 @@ describe('reconciliation of an unknown outcome', () => {
     >;
     await payments.client.call('createPayout', { body: fields });
     const later = approved('createPayout', {}, fields, -10 * 60_000);
-    expect((await reconcile(payments.client, later)).result).toBe('not_found');
+    expect((await reconcile(payments.client, later, NONE_TAKEN)).result).toBe('not_found');
   });
 
   it('does not call a deactivation done while the recipient is still active', async () => {
     const path = { externalAccountId: SANDBOX_IDS.recipient.usSupplier };
     expect(
-      (await reconcile(payments.client, approved('deactivateRecipient', path, undefined))).result,
+      (
+        await reconcile(
+          payments.client,
+          approved('deactivateRecipient', path, undefined),
+          NONE_TAKEN,
+        )
+      ).result,
     ).toBe('not_found');
     await payments.client.call('deactivateRecipient', { path });
-    const done = await reconcile(payments.client, approved('deactivateRecipient', path, undefined));
+    const done = await reconcile(
+      payments.client,
+      approved('deactivateRecipient', path, undefined),
+      NONE_TAKEN,
+    );
     expect(done).toMatchObject({ result: 'found', providerId: path.externalAccountId });
   });
 
@@ -99,7 +111,7 @@ describe('reconciliation of an unknown outcome', () => {
       {},
       { ...route, destination_address: `0x${'99'.repeat(20)}` },
     );
-    expect((await reconcile(payments.client, request)).result).toBe('not_found');
+    expect((await reconcile(payments.client, request, NONE_TAKEN)).result).toBe('not_found');
   });
 });
 
@@ -143,7 +155,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
         renames: { account_last4: 'last4', created_at: 'createdAt' },
       });
       const before = payoutReads();
-      const result = await reconcile(payments.client, request);
+      const result = await reconcile(payments.client, request, NONE_TAKEN);
       expect(result).toMatchObject({ result: 'found', providerStatus: 'pending' });
       expect(result.providerId).toMatch(/^po_/);
       expect(result.detail).toContain('beneficiary_account shown only in part');
@@ -154,7 +166,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
   it('a single match that shows no creation time is ambiguous, not found: it may be an earlier payment', async () => {
     const request = await payoutAmong('36.70', 0);
     payments.sandbox.setListView({ renames: { created_at: 'made' } });
-    const result = await reconcile(payments.client, request);
+    const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(result.result).toBe('ambiguous');
     expect(result.providerId).toBeUndefined();
     expect(result.detail).toMatch(
@@ -171,7 +183,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     await payments.client.call('createPayout', { body: fields });
     await payoutAmong('34.40', 2);
     payments.sandbox.setListView({ pageSize: 2, bankingNumbers: 'masked', shortAmounts: true });
-    const result = await reconcile(payments.client, request);
+    const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(result.result).toBe('ambiguous');
     expect(result.detail).toMatch(
       /^2 records among \d+ records on \d+ pages of \/payouts match it equally \(po_\w+, po_\w+\)/,
@@ -185,7 +197,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     } as Record<string, string>);
     payments.sandbox.setListView({ pageSize: 1, order: 'oldest_first' });
     const before = payoutReads();
-    const result = await reconcile(payments.client, request);
+    const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(payoutReads() - before).toBe(MAX_RECONCILE_PAGES);
     expect(result.result).toBe('check_failed');
     expect(result.detail).toContain(
@@ -197,7 +209,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     const request = await payoutAmong('36.60', 0);
     // Undated, so nothing shows where the records newer than the approval end.
     payments.sandbox.setListView({ pageSize: 1, renames: { created_at: 'made' } });
-    const result = await reconcile(payments.client, request);
+    const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(result.result).toBe('check_failed');
     expect(result.detail).toMatch(/^one record \(po_\w+\) matches among 10 records on 10 pages/);
   });
@@ -224,7 +236,7 @@ describe('reconciliation of a newest-first list', () => {
       await ownClient.call('createPayout', { body: fields });
       own.setListView({ pageSize: 2 });
       const before = own.requests.length;
-      const result = await reconcile(ownClient, request);
+      const result = await reconcile(ownClient, request, NONE_TAKEN);
       expect(result.result).toBe('found');
       expect(own.requests.slice(before).map((entry) => entry.query)).toEqual([{}]);
     } finally {
@@ -269,7 +281,7 @@ describe('reconciliation of a list reply that does not say it is whole', () => {
     const full = Array.from({ length: 50 }, (_, index) => other(index));
     const provider = await providerAnswering({ data: full, has_more: false });
     try {
-      expect((await reconcile(provider.client, transfer)).result).toBe('not_found');
+      expect((await reconcile(provider.client, transfer, NONE_TAKEN)).result).toBe('not_found');
     } finally {
       await provider.close();
     }
@@ -297,7 +309,7 @@ describe('reconciliation of a list reply that does not say it is whole', () => {
   ])('is not "not found" when the reply %s', async (_what, request, reply, detail) => {
     const provider = await providerAnswering(reply);
     try {
-      const result = await reconcile(provider.client, request);
+      const result = await reconcile(provider.client, request, NONE_TAKEN);
       expect(result.result).toBe('check_failed');
       expect(result.detail).toMatch(detail);
     } finally {

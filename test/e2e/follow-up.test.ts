@@ -1,4 +1,8 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { sleep } from '../helpers/bot-process.ts';
@@ -21,13 +25,29 @@ afterEach(async () => {
   r = undefined;
 });
 
-async function rehearse(env: Record<string, string> = {}): Promise<Rehearsal> {
+async function rehearse(
+  env: Record<string, string> = {},
+  sandbox: { port?: number } = {},
+): Promise<Rehearsal> {
   r = await startRehearsal({
     // The sandbox's own timed steps would race the test's: statuses move only when told to.
-    sandbox: { statusStepMs: 3_600_000 },
+    sandbox: { statusStepMs: 3_600_000, ...sandbox },
     env: { PAYOPS_FOLLOW_INTERVAL_MS: String(INTERVAL_MS), ...env },
   });
   return r;
+}
+
+/** The payout to Jane Roe these tests request, of `cents`. */
+function janePayout(cents: number): Record<string, string> {
+  return {
+    wallet_id: 'wal_acme_sol_treasury',
+    amount: (cents / 100).toFixed(2),
+    currency: 'USDC',
+    beneficiary_name: 'Jane Roe',
+    beneficiary_account: '000123456789',
+    beneficiary_routing: '021000021',
+    destination_type: 'ach',
+  };
 }
 
 /** alice requests a payout, bob approves it: resolves once it is submitted, with its record's id. */
@@ -35,11 +55,10 @@ async function submittedPayout(
   r: Rehearsal,
   cents: number,
 ): Promise<{ id: number; ts: string; payoutId: string }> {
-  const answer = await ask(
-    r,
-    `payout wallet_id=wal_acme_sol_treasury amount=${(cents / 100).toFixed(2)} currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach`,
-    { timeoutMs: 20_000 },
-  );
+  const text = Object.entries(janePayout(cents))
+    .map(([name, value]) => `${name}="${value}"`)
+    .join(' ');
+  const answer = await ask(r, `payout ${text}`, { timeoutMs: 20_000 });
   const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
   const ts = (await r.bot.store.get(id))?.messageTs as string;
   const click = await r.driver.blockAction({
@@ -53,6 +72,55 @@ async function submittedPayout(
     return stored?.status === 'submitted' && stored;
   }, `request #${id} submitted`);
   return { id, ts, payoutId: request.outcome?.providerId as string };
+}
+
+/** A loopback port free a moment ago. */
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/**
+ * A provider that queues payouts: it accepts one with `202 {"status":"queued"}`, no id and
+ * nothing listed yet, and answers everything else as the provider at `origin` does.
+ */
+async function queueingProvider(origin: string): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    if (request.method === 'POST' && request.url === '/v1/payouts') {
+      response.writeHead(202, { 'content-type': 'application/json' });
+      response.end('{"status":"queued"}');
+      return;
+    }
+    try {
+      const answer = await fetch(`${origin}${request.url}`, {
+        method: request.method,
+        headers: { 'X-Api-Key': String(request.headers['x-api-key'] ?? '') },
+        body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+      });
+      response.writeHead(answer.status, { 'content-type': 'application/json' });
+      response.end(await answer.text());
+    } catch {
+      // The sandbox dropped a kept-alive connection: a gateway's answer, which reads retry.
+      response.writeHead(502, { 'content-type': 'application/json' });
+      response.end('{"error":{"code":"BAD_GATEWAY","message":"upstream connection lost"}}');
+    }
+  }).listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
 }
 
 /** What `select` resolves once it is truthy, looking every 20 ms for up to 10 s. */
@@ -205,5 +273,45 @@ describe('following a submitted payout to its final status', () => {
     );
     expect(card(r, second.ts)).toContain('no longer listed at the provider since');
     expect((await r.bot.store.get(second.id))?.follow?.stoppedReason).toBeUndefined();
+  });
+
+  it('a write answered without its record’s id never takes an old look-alike the list shows undated, nor tells its status', {
+    timeout: 60_000,
+  }, async () => {
+    const port = await freePort();
+    const provider = await queueingProvider(`http://127.0.0.1:${port}`);
+    try {
+      const r = await rehearse({ PAYMENTS_BASE_URL: provider.url }, { port });
+      // An earlier payout of the same amount to Jane, made at the provider's dashboard, returned.
+      const made = await fetch(`${r.sandbox.url}/payouts`, {
+        method: 'POST',
+        headers: { 'X-Api-Key': SANDBOX_KEY.full, 'Content-Type': 'application/json' },
+        body: JSON.stringify(janePayout(5000)),
+      });
+      const old = ((await made.json()) as { id: string }).id;
+      expect(r.sandbox.setRecordStatus(old, 'returned')).toBe(true);
+      // The list shows no creation time.
+      r.sandbox.setListView({ renames: { created_at: 'booked' } });
+      const payout = await submittedPayout(r, 5000);
+      expect(payout.payoutId).toBeUndefined();
+
+      const looked = await until(async () => {
+        const follow = (await r.bot.store.get(payout.id))?.follow;
+        return follow?.lastCheckedAt ? follow : undefined;
+      }, 'a look at the list');
+      expect(looked.lastError).toBe(
+        `${old} in /payouts matches it but shows no creation time, so it may be an earlier payment; payops does not take it`,
+      );
+      await sleep(INTERVAL_MS * LOOKS);
+      const follow = (await r.bot.store.get(payout.id))?.follow;
+      expect(follow?.providerId).toBeUndefined();
+      expect(follow?.history.map((seen) => seen.status)).toEqual(['queued']);
+      expect(thread(r, payout.ts).join('\n')).not.toContain('returned');
+      expect(card(r, payout.ts)).not.toContain('returned');
+    } finally {
+      await r?.close();
+      r = undefined;
+      await provider.close();
+    }
   });
 });

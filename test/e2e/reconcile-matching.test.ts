@@ -31,6 +31,15 @@ async function approveAndDrop(r: Rehearsal, ts: string): Promise<void> {
   });
 }
 
+/** Bob approves, as Slack sends his click. */
+async function approve(r: Rehearsal, ts: string): Promise<void> {
+  await r.driver.blockAction({
+    userId: 'U0BOB',
+    actionId: ACTION.approve,
+    message: { channel: REHEARSAL_APPROVALS_CHANNEL, ts },
+  });
+}
+
 /** The approval card once its reconciliation shows, as posted to Slack. */
 async function cardShowing(r: Rehearsal, ts: string, pattern: RegExp): Promise<string> {
   const update = await r.slack.waitForCall(
@@ -90,6 +99,33 @@ describe('reconciling a dropped payout against a list shown as a real provider s
     expect(r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout')).toHaveLength(
       1,
     );
+  });
+
+  it('never gives a write that failed the payout another request made: it stays not found, and an approver may say not executed', async () => {
+    const payoutsMade = () =>
+      r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout' && entry.executed)
+        .length;
+    const before = payoutsMade();
+    // Two payouts of 410.00 to one supplier: the first is submitted and listed.
+    const first = await requestPayout(r, '410.00');
+    await approve(r, first.ts);
+    await cardShowing(r, first.ts, /Submitted to the provider/);
+    expect((await r.bot.store.get(first.id))?.status).toBe('submitted');
+    // The second gets a 502 and was not executed, which payops cannot know: it reconciles.
+    const second = await requestPayout(r, '410.00');
+    r.sandbox.addFault({ kind: 'status', status: 502, operationId: 'createPayout', times: 1 });
+    await approve(r, second.ts);
+
+    await cardShowing(r, second.ts, /not found yet/);
+    const stored = await r.bot.store.get(second.id);
+    expect(stored?.status).toBe('unknown');
+    expect(stored?.reconciliation).toMatchObject({ result: 'not_found' });
+    expect(stored?.reconciliation?.providerId).toBeUndefined();
+    const resolved = await ask(r, `resolve ${second.id} not-executed no second payout listed`, {
+      userId: 'U0BOB',
+    });
+    expect(resolved.shown).toContain('recorded as not executed');
+    expect(payoutsMade() - before).toBe(1);
   });
 
   it('reports ambiguity when another payout matches it equally, and guesses nothing', async () => {

@@ -39,6 +39,22 @@ const UNRESOLVED = `
    limit 20`;
 
 /**
+ * Those of the provider ids $2 that are requests' other than $1: named by a submitted write's
+ * answer, found by a read, or learnt by following.
+ */
+const PROVIDER_IDS_TAKEN = `
+  with listed as (select unnest($2::text[]) as id)
+  select r.outcome->>'providerId' as id from payment_requests r
+   where r.id <> $1 and r.outcome->>'providerId' in (select id from listed)
+  union
+  select r.reconciliation->>'providerId' from payment_requests r
+   where r.id <> $1 and r.reconciliation->>'result' = 'found'
+     and r.reconciliation->>'providerId' in (select id from listed)
+  union
+  select f.provider_id from follow_ups f
+   where f.request_id <> $1 and f.provider_id in (select id from listed)`;
+
+/**
  * Recorded, unless the request is no longer unknown, a person resolved it, or (`checkedFrom`)
  * another check recorded something since this one read the request: then undefined.
  */
@@ -103,4 +119,14 @@ export async function listUnresolved(
 ): Promise<PaymentRequest[]> {
   const rows = await db.query<RequestRow>(UNRESOLVED, [recheckAfterMs, forMs]);
   return rows.map((row) => toRequest(row, cipher));
+}
+
+/** Which of `ids` are the provider's ids of records other requests than `requestId` made. */
+export async function providerIdsTaken(
+  { db }: RequestDb,
+  { requestId, ids }: { requestId: number; ids: readonly string[] },
+): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.query<{ id: string }>(PROVIDER_IDS_TAKEN, [requestId, ids]);
+  return new Set(rows.map((row) => row.id));
 }

@@ -26,7 +26,7 @@ export interface RequestDb {
  * migrated a table) fails, and one naming its columns does not.
  */
 export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, requester_id,
-  status, required_approvals, created_at, expires_at, updated_at, channel_id, message_ts,
+  status, required_approvals, created_at, expires_at, updated_at, sent_at, channel_id, message_ts,
   decided_by, reason, outcome, reconciliation, labels`;
 
 /** The same columns of a row named `r`. */
@@ -53,6 +53,7 @@ export interface RequestRow {
   created_at: Date | string;
   expires_at: Date | string;
   updated_at: Date | string;
+  sent_at: Date | string | null;
   channel_id: string | null;
   message_ts: string | null;
   decided_by: string | null;
@@ -91,6 +92,7 @@ export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentReques
     decidedBy: row.decided_by ?? undefined,
     reason: row.reason ?? undefined,
     outcome: row.outcome ?? undefined,
+    sentAt: row.sent_at ? iso(row.sent_at) : undefined,
     reconciliation: row.reconciliation ?? undefined,
     labels: row.labels ?? undefined,
     follow: toProviderFollow(row.follow_state),

@@ -132,11 +132,8 @@ export async function startBot(
     const access = new AccessControl(directory);
     const reads = new ReadService(payments, keyScopes);
     const store = new RequestStore(db, new PayloadCipher(config.encryption));
-    const rekeyed = await store.rekeyLegacyHolds((request) =>
-      signer.holdKey(request.operationId, request.path, request.body),
-    );
-    if (rekeyed > 0)
-      logger.info({ rekeyed }, 'unsettled requests given the hold key of this version');
+    const rekeyed = await store.rekeyStoredRequests((request) => signer.keysOf(request));
+    if (rekeyed > 0) logger.info({ rekeyed }, 'stored requests given the keys of this version');
     const outboxStore = new OutboxStore(db);
     let outbox: SlackOutbox | undefined;
     let home: HomeRefresher | undefined;

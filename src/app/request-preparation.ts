@@ -6,7 +6,12 @@ import {
   type WriteIntent,
 } from '../domain/approval.ts';
 import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
-import { destinationOf, type PayeeCheck, payeeNameOf } from '../domain/payee.ts';
+import {
+  type PayeeCheck,
+  payeeDestinationOf,
+  payeeNameOf,
+  recipientAccountOf,
+} from '../domain/payee.ts';
 import { expiryMs, type Policy, requiredApprovals, windowStart } from '../domain/policy.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { PaymentsClient } from '../payments/client.ts';
@@ -79,14 +84,22 @@ export class RequestPreparation {
     if (missing.length > 0) return { kind: 'missing-scopes', missing };
     const { signer, store, policy } = this.#deps;
     const body = bodyText(intent);
-    const holdKey = signer.holdKey(intent.operationId, intent.path, body);
+    const write = { operationId: intent.operationId, path: intent.path, body };
+    const asNamed = signer.keysOf(write);
     // Told now rather than at the approval: the same write may already have been executed.
-    const twin = await store.unsettledTwin(holdKey);
+    const twin = await store.unsettledTwin(asNamed.holdKey, asNamed.paymentKey);
     if (twin) return { kind: 'held', twin };
-    const [labels, checks] = await Promise.all([
+    const [{ labels, recipientAccount }, checks] = await Promise.all([
       this.#labelsFor(intent),
       preflight(this.#sharedReads, intent),
     ]);
+    const paid = payeeDestinationOf(intent.fields, intent.path, recipientAccount);
+    const keys = signer.keysOf(write, paid?.destination);
+    // A recipient read as its account: the same payment may have been made to that account.
+    const accountTwin =
+      keys.paymentKey !== asNamed.paymentKey &&
+      (await store.unsettledTwin(keys.holdKey, keys.paymentKey));
+    if (accountTwin) return { kind: 'held', twin: accountTwin };
     const refusing = checks.filter(
       (check) => check.outcome === 'failed' && (check.certain || this.#deps.preflight === 'strict'),
     );
@@ -97,7 +110,14 @@ export class RequestPreparation {
         checks,
       };
     }
-    const payee = await this.#payeeOf(intent, labels?.recipientName);
+    const payee =
+      keys.payeeTag === undefined
+        ? undefined
+        : await this.#payeeOf(intent, {
+            tag: keys.payeeTag,
+            recipientName: labels?.recipientName,
+            recipientUnread: paid?.recipientUnread === true,
+          });
     const now = this.#deps.now();
     const since = payee && windowStart(policy, intent, now);
     const earlier = since ? await store.requestsToPayee(requesterId, payee.check.tag, since) : [];
@@ -109,7 +129,8 @@ export class RequestPreparation {
         path: { ...intent.path },
         body,
         fingerprint: signer.fingerprint(intent.operationId, intent.path, body),
-        holdKey,
+        holdKey: keys.holdKey,
+        paymentKey: keys.paymentKey,
         requesterId,
         requiredApprovals: needed.approvals,
         expiresAt: new Date(this.#deps.now().getTime() + expiryMs(policy)),
@@ -126,47 +147,66 @@ export class RequestPreparation {
   }
 
   /**
-   * Names for the approval message: the recipient's and the wallet's, read from the provider.
-   * Best effort — a failed lookup leaves the identifier alone — and never part of what is sent.
+   * Names for the approval message: the recipient's and the wallet's, read from the provider,
+   * and the account the recipient's record shows. Best effort — a failed lookup leaves the
+   * identifier alone — and never part of what is sent.
    */
-  async #labelsFor(intent: WriteIntent): Promise<RequestLabels | undefined> {
+  async #labelsFor(
+    intent: WriteIntent,
+  ): Promise<{ labels: RequestLabels | undefined; recipientAccount: string | undefined }> {
     const recipientId = intent.fields.external_account_id ?? intent.path.externalAccountId;
     const walletId = intent.fields.wallet_id;
     const [recipient, wallet] = await Promise.all([
-      recipientId ? this.#recipientName(recipientId) : undefined,
+      recipientId ? this.#recipient(recipientId) : undefined,
       walletId ? this.#walletLabel(walletId) : undefined,
     ]);
-    if (!recipient && !wallet) return undefined;
-    return { recipientName: recipient, walletLabel: wallet };
+    const labels =
+      recipient?.name || wallet
+        ? { recipientName: recipient?.name, walletLabel: wallet }
+        : undefined;
+    return { labels, recipientAccount: recipient?.account };
   }
 
   /**
-   * Who the write pays, told apart by keyed tags: whether this deployment has paid that
+   * Who the write pays, told apart by keyed tags (`tag`): whether this deployment has paid that
    * destination before, and whether the name it is paid under was paid at another one.
    */
   async #payeeOf(
     intent: WriteIntent,
-    recipientName: string | undefined,
-  ): Promise<{ check: PayeeCheck; nameTag: string | undefined } | undefined> {
-    const destination = destinationOf(intent.fields, intent.path);
-    if (!destination) return undefined;
+    {
+      tag,
+      recipientName,
+      recipientUnread,
+    }: { tag: string; recipientName: string | undefined; recipientUnread: boolean },
+  ): Promise<{ check: PayeeCheck; nameTag: string | undefined }> {
     const { signer, store } = this.#deps;
-    const tag = signer.payeeTag(destination);
     const name = payeeNameOf(intent.fields, recipientName);
     const nameTag = name ? signer.nameTag(name) : undefined;
     const history = await store.payeeHistory(tag, nameTag);
     return {
-      check: { tag, newPayee: !history.paidBefore, changedFrom: history.nameElsewhere },
+      check: {
+        tag,
+        newPayee: !history.paidBefore,
+        changedFrom: history.nameElsewhere,
+        ...(recipientUnread && { recipientUnread }),
+      },
       nameTag,
     };
   }
 
-  async #recipientName(externalAccountId: string): Promise<string | undefined> {
+  /** A recipient's name and the account its record shows in full, as far as it could be read. */
+  async #recipient(
+    externalAccountId: string,
+  ): Promise<{ name: string | undefined; account: string | undefined } | undefined> {
     try {
-      const response = await this.#deps.client.call('getRecipient', {
+      const response = await this.#sharedReads.call('getRecipient', {
         path: { externalAccountId },
       });
-      return recordIdentity(findRecord(response.body)).name;
+      const record = findRecord(response.body);
+      return {
+        name: recordIdentity(record).name,
+        account: record && recipientAccountOf(record),
+      };
     } catch {
       return undefined;
     }

@@ -50,10 +50,10 @@ export function bodyText(intent: WriteIntent): string | undefined {
 }
 
 /**
- * Another request for the same write (same `holdKey`) that is being sent now, or whose outcome
- * is unknown and not settled (`outcomeSettled`): while one exists, the same write cannot be
- * requested again and the approval that would execute a pending twin is not counted, since the
- * first may have been executed.
+ * Another request for the same write (same `holdKey`) or the same payment (same `paymentKey`)
+ * that is being sent now, or whose outcome is unknown and not settled (`outcomeSettled`): while
+ * one exists, the same write cannot be requested again and the approval that would execute a
+ * pending twin is not counted, since the first may have been executed.
  */
 export interface UnsettledTwin {
   id: number;
@@ -109,6 +109,8 @@ export interface PaymentRequest {
   fingerprint: string;
   /** The canonical form's digest (`Signer.holdKey`): what the hold compares. */
   holdKey: string;
+  /** The payment's digest (`Signer.paymentKey`), which the hold compares too; none if it pays none. */
+  paymentKey?: string | undefined;
   requesterId: string;
   status: RequestStatus;
   requiredApprovals: number;

@@ -298,8 +298,8 @@ export interface Requirement {
 
 const NOTHING_EARLIER: RecentRequests = { earlier: [], now: new Date(0) };
 
-/** A write's currency (upper-case) and amount, as the policy sees them. */
-function moneyOf(fields: Readonly<Record<string, string>>): {
+/** A write's currency (upper-case) and amount, as the policy and the hold see them. */
+export function moneyOf(fields: Readonly<Record<string, string>>): {
   currency: string | undefined;
   amount: string | undefined;
 } {

@@ -1,7 +1,24 @@
 import { createHmac } from 'node:crypto';
-import type { PaymentRequest } from './approval.ts';
+import { fieldsOf, type PaymentRequest } from './approval.ts';
 import { plainDecimal } from './decimal.ts';
 import type { WriteOperationId } from './operations.ts';
+import { BANKING_FIELDS, canonicalBankingId, destinationOf } from './payee.ts';
+import { moneyOf } from './policy.ts';
+
+/**
+ * The version of the keys below that a stored request carries (`keys_version`): a request
+ * keyed by an earlier one is keyed again at start-up, so that it still holds and is counted.
+ */
+export const KEYS_VERSION = 2;
+
+/** What a write is held and counted by (see `Signer.keysOf`). */
+export interface WriteKeys {
+  holdKey: string;
+  /** Undefined for a write that pays no destination. */
+  payeeTag: string | undefined;
+  /** Undefined for a write that pays no destination an amount. */
+  paymentKey: string | undefined;
+}
 
 /**
  * Every digest payops keeps of a write, keyed with the deployment's signing key
@@ -13,6 +30,7 @@ export class Signer {
   readonly #fingerprintKey: Buffer;
   readonly #holdKey: Buffer;
   readonly #approvalKey: Buffer;
+  readonly #requestKey: Buffer;
   readonly #payeeKey: Buffer;
   /** The audit chain's key (see the audit log's migration). */
   readonly auditKey: Buffer;
@@ -22,6 +40,7 @@ export class Signer {
     this.#fingerprintKey = derive('payops fingerprint v1');
     this.#holdKey = derive('payops hold v1');
     this.#approvalKey = derive('payops approval v1');
+    this.#requestKey = derive('payops request v1');
     this.#payeeKey = derive('payops payee v1');
     this.auditKey = derive('payops audit v1');
   }
@@ -44,9 +63,10 @@ export class Signer {
 
   /**
    * What the provider would read a write as, for the hold (`UnsettledTwin`): every string in
-   * the path and body NFKC-normalised, trimmed, with runs of spaces as one and upper-cased, and
-   * a number written plainly (`5.50`, `05.500` → `5.5`). It over-matches on purpose — a second
-   * payment held by mistake waits, one let through may pay twice — and is never sent.
+   * the path and body NFKC-normalised, trimmed, with runs of spaces as one and upper-cased, a
+   * number written plainly (`5.50`, `05.500` → `5.5`) and a banking identifier as
+   * `canonicalBankingId` writes it. It over-matches on purpose — a second payment held by
+   * mistake waits, one let through may pay twice — and is never sent.
    */
   holdKey(
     operationId: WriteOperationId,
@@ -57,12 +77,48 @@ export class Signer {
     const canonical = (entries: Readonly<Record<string, unknown>>) =>
       Object.keys(entries)
         .sort()
-        .map((name) => [name, canonicalValue(entries[name])]);
+        .map((name) => {
+          const value = entries[name];
+          return [
+            name,
+            BANKING_FIELDS.has(name) && typeof value === 'string'
+              ? canonicalBankingId(value)
+              : canonicalValue(value),
+          ];
+        });
     return hmacHex(
       this.#holdKey,
       JSON.stringify([operationId, canonical(path), canonical(fields)]),
       32,
     );
+  }
+
+  /**
+   * The payment a write makes, however it is spelt or sent (a payout, a transfer): its payee's
+   * tag, wallet, amount and currency. The hold compares it besides `holdKey`, so the same
+   * payment with another memo, or to a recipient whose account is the one paid, waits too.
+   */
+  paymentKey(payeeTag: string, fields: Readonly<Record<string, string>>): string | undefined {
+    const { currency, amount } = moneyOf(fields);
+    if (amount === undefined) return undefined;
+    const payment = [payeeTag, fields.wallet_id ?? '', amount, currency ?? ''].map(canonicalValue);
+    return hmacHex(this.#holdKey, JSON.stringify(['payment', ...payment]), 32);
+  }
+
+  /**
+   * What a write is held and counted by. `destination` is its payee as the provider showed it
+   * (a recipient's account), else the one its fields name (`destinationOf`).
+   */
+  keysOf(
+    write: Pick<PaymentRequest, 'operationId' | 'path' | 'body'>,
+    destination = destinationOf(fieldsOf(write), write.path),
+  ): WriteKeys {
+    const payeeTag = destination === undefined ? undefined : this.payeeTag(destination);
+    return {
+      holdKey: this.holdKey(write.operationId, write.path, write.body),
+      payeeTag,
+      paymentKey: payeeTag === undefined ? undefined : this.paymentKey(payeeTag, fieldsOf(write)),
+    };
   }
 
   /**
@@ -85,8 +141,27 @@ export class Signer {
   }
 
   /**
-   * A destination's tag, such as `K7QF-29MX`: the same account always has the same tag, two
-   * accounts sharing their last four digits do not, and the account cannot be read back from it.
+   * What a request was made as, sealed when it is stored: this number, asked by this requester,
+   * needing this many approvals, for this fingerprint. Checked when an approval is counted and
+   * right before the call, so another request's payload copied into it, or a lowered count of
+   * approvals, written in the database, is stopped, never sent.
+   */
+  requestSeal(
+    request: Pick<PaymentRequest, 'id' | 'fingerprint' | 'requesterId' | 'requiredApprovals'>,
+  ): string {
+    const sealed = [
+      request.id,
+      request.fingerprint,
+      request.requesterId,
+      request.requiredApprovals,
+    ];
+    return hmacHex(this.#requestKey, sealed.join('\n'), 32);
+  }
+
+  /**
+   * A destination's tag (`destinationOf`), such as `K7QF-29MX`: the same account always has the
+   * same tag, two accounts sharing their last four digits do not, and the account cannot be read
+   * back from it.
    */
   payeeTag(destination: string): string {
     return this.#tag(`destination\n${destination}`);

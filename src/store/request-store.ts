@@ -4,6 +4,7 @@ import type {
   Reconciliation,
   UnsettledTwin,
 } from '../domain/approval.ts';
+import type { WriteKeys } from '../domain/signer.ts';
 import type { Database } from './database.ts';
 import type { PayloadCipher } from './payload-cipher.ts';
 import {
@@ -17,7 +18,7 @@ import { decide } from './requests/decide.ts';
 import { finishExecution } from './requests/finish-execution.ts';
 import { type FreezeState, loadWithFreeze, readFreeze, setFreeze } from './requests/freeze.ts';
 import { decisionsOf, listPending, pendingFor, requestsOf } from './requests/lists.ts';
-import { reencryptPayloads, rekeyLegacyHolds } from './requests/maintenance.ts';
+import { reencryptPayloads, rekeyStoredRequests } from './requests/maintenance.ts';
 import { markSending } from './requests/mark-sending.ts';
 import { payeeHistory, requestsToPayee } from './requests/payees.ts';
 import {
@@ -79,18 +80,19 @@ export class RequestStore {
     return requestsToPayee(this.#store, { requesterId, payeeTag, since });
   }
 
-  rekeyLegacyHolds(
-    holdKeyOf: (request: Pick<PaymentRequest, 'operationId' | 'path' | 'body'>) => string,
+  rekeyStoredRequests(
+    keysOf: (request: Pick<PaymentRequest, 'operationId' | 'path' | 'body'>) => WriteKeys,
+    batchSize = 500,
   ): Promise<number> {
-    return rekeyLegacyHolds(this.#store, { holdKeyOf });
+    return rekeyStoredRequests(this.#store, { keysOf, batchSize });
   }
 
   reencryptPayloads(batchSize = 500): Promise<number> {
     return reencryptPayloads(this.#store, { batchSize });
   }
 
-  unsettledTwin(holdKey: string): Promise<UnsettledTwin | undefined> {
-    return unsettledTwin(this.#store.db, { holdKey });
+  unsettledTwin(holdKey: string, paymentKey?: string): Promise<UnsettledTwin | undefined> {
+    return unsettledTwin(this.#store.db, { holdKey, paymentKey });
   }
 
   listPending(limit: number): Promise<{ requests: PaymentRequest[]; total: number }> {

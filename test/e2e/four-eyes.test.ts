@@ -349,7 +349,7 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
 
     const approveTwin = await click(r, ACTION.approve, 'U0CAROL', twin.ts);
     expect(await toldAfter(r, approveTwin)).toContain(
-      `Your approval of #${twin.id} was not counted (it stays pending): request #${first.id} is for exactly the same write and has an unknown outcome`,
+      `Your approval of #${twin.id} was not counted (it stays pending): request #${first.id} is for the same write or the same payment (payee, wallet, amount and currency) and has an unknown outcome`,
     );
     const third = await ask(r, text);
     expect(third.shown).toContain(`Not requested: request #${first.id}`);

@@ -23,12 +23,26 @@ function policyFile(name: string, text: string): string {
 }
 
 /** `/pay payout …` as alice to `account`; the request's number and its card as first posted. */
-async function payout(r: Rehearsal, amount: string, account: string) {
-  const fields = { ...PAYOUT, amount, beneficiary_account: account, beneficiary_name: 'Jane' };
+function payout(r: Rehearsal, amount: string, account: string) {
+  return requested(r, 'payout', {
+    ...PAYOUT,
+    amount,
+    beneficiary_account: account,
+    beneficiary_name: 'Jane',
+  });
+}
+
+/** `/pay <word> …` with `fields` as `userId`; the request's number and its card as first posted. */
+async function requested(
+  r: Rehearsal,
+  word: string,
+  fields: Record<string, string>,
+  userId = 'U0ALICE',
+) {
   const text = Object.entries(fields)
     .map(([name, value]) => `${name}=${value}`)
     .join(' ');
-  const answer = await ask(r, `payout ${text}`);
+  const answer = await ask(r, `${word} ${text}`, { userId });
   const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
   const ts = await approvalMessageTs(r, id);
   const card = r.slack
@@ -84,6 +98,49 @@ describe('a policy window, end to end: one payment split under a threshold', () 
     const first = await payout(r, '6000', '000444555666');
     expect((await r.bot.workflow.cancel(first.id, 'U0ALICE')).kind).toBe('done');
     expect((await payout(r, '4000', '000444555666')).needs).toBe(1);
+  });
+});
+
+describe('a policy window counts one payee however it is named', () => {
+  let r: Rehearsal;
+
+  beforeAll(async () => {
+    const policy = policyFile(
+      'payee-window.yaml',
+      'rules:\n  - operations: [payout, transfer]\n    currency: USDC\n    min_amount: "10000"\n    window: 24h\n    approvals: 2\n',
+    );
+    r = await startRehearsal({ env: { PAYOPS_POLICY_FILE: policy }, slack: { rateLimits: 'off' } });
+  });
+  afterAll(() => r.close());
+
+  it('an account and routing number with or without leading zeros are one payee', async () => {
+    const jane = { ...PAYOUT, beneficiary_name: 'Jane', beneficiary_routing: '021000021' };
+    const first = { ...jane, amount: '6000', beneficiary_account: '123456789' };
+    expect((await requested(r, 'payout', first)).needs).toBe(1);
+    const second = {
+      ...jane,
+      amount: '4000',
+      beneficiary_account: '000123456789',
+      beneficiary_routing: '21000021',
+    };
+    const counted = await requested(r, 'payout', second);
+    expect(counted.needs).toBe(2);
+    expect(counted.card).toContain('with 1 earlier request from the same requester to this payee');
+  });
+
+  it("a transfer to a recipient is counted with payouts to the recipient's account", async () => {
+    // The sandbox's US supplier is account 000123456789 at routing 021000021; dave's own window.
+    const paid = {
+      ...PAYOUT,
+      amount: '6000',
+      beneficiary_name: 'Northwind',
+      beneficiary_account: '000-123-456-789',
+    };
+    expect((await requested(r, 'payout', paid, 'U0DAVE')).needs).toBe(1);
+    const transfer = { ...(EXAMPLE_CALLS.createTransfer.body as Record<string, string>) };
+    const counted = await requested(r, 'transfer', { ...transfer, amount: '4000' }, 'U0DAVE');
+    expect(counted.needs).toBe(2);
+    expect(counted.card).not.toContain('account could not be read');
   });
 });
 

@@ -145,6 +145,11 @@ export function renderApprovalCard(
  */
 export function payeeText(payee: PayeeCheck): string {
   const lines = [`*Payee tag:* ${code(payee.tag)} _(the same account always shows the same tag)_`];
+  if (payee.recipientUnread) {
+    lines.push(
+      "_The recipient's account could not be read from the provider, so this tag is its id's: the same account paid under its number shows another tag._",
+    );
+  }
   if (payee.newPayee) {
     lines.push(
       ':warning: *New payee:* payops has never paid this destination. Check it with the requester before approving.',

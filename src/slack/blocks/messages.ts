@@ -166,7 +166,7 @@ export function renderInternalError(reference: string): SlackMessage {
 }
 
 /**
- * Why the same write cannot be requested, or a pending twin approved, right now. `what` is the
+ * Why the same write or payment cannot be requested, or a pending twin approved, right now. `what` is the
  * refused act: `Not requested` or `Your approval of #13 was not counted`.
  */
 export function heldText(what: string, twin: UnsettledTwin): string {
@@ -178,5 +178,5 @@ export function heldText(what: string, twin: UnsettledTwin): string {
     twin.status === 'executing'
       ? `Wait for its outcome on its approval message (\`/pay request ${twin.id}\`).`
       : `payops looks for it at the provider every minute (\`/pay request ${twin.id}\` shows what is known). Once it is found there, or an approver who looked at the provider says what happened with \`/pay resolve ${twin.id} executed|not-executed &lt;what you checked&gt;\`, try again.`;
-  return `${what}: request #${twin.id} is for exactly the same write and ${state}. Nothing was done. ${settle}`;
+  return `${what}: request #${twin.id} is for the same write or the same payment (payee, wallet, amount and currency) and ${state}. Nothing was done. ${settle}`;
 }

@@ -3,7 +3,7 @@ import type { Database, Queryable } from '../database.ts';
 import { iso } from '../database.ts';
 import { enqueueCardUpdate } from '../outbox-store.ts';
 import { INSERT_AUDIT } from './audit.ts';
-import { UNSETTLED } from './unsettled-twin.ts';
+import { samePayment, UNSETTLED } from './unsettled-twin.ts';
 
 /**
  * The two writes of an approval, each one statement written only if the request is still
@@ -54,9 +54,9 @@ const RECORD_APPROVAL = `
 
 /**
  * The last approval needed and the claim, each with its audit row, written only if payments
- * are not frozen and no twin ($6 is the hold key) is unsettled: that twin is returned
- * (`held_by`), so a held claim costs no extra round trip and a refused click's read no extra
- * work. The kill switch is share-locked until
+ * are not frozen and no twin ($6 is the hold key, $10 the payment key) is unsettled: that twin
+ * is returned (`held_by`), so a held claim costs no extra round trip and a refused click's read
+ * no extra work. The kill switch is share-locked until
  * commit (a locking read sees the latest freeze), so no freeze lands between this check and
  * the claim. The claim's audit row reads the approval's, so it comes after it in the log.
  */
@@ -66,7 +66,7 @@ const APPROVE_AND_CLAIM = `
   ), twin as (
     select json_build_object('id', t.id, 'status', t.status) as held_by
       from payment_requests t
-     where t.hold_key = $6 and t.id <> $1 and ${UNSETTLED}
+     where ${samePayment('$6', '$10')} and t.id <> $1 and ${UNSETTLED}
        -- Named only while the request is as it was read: if it changed, the caller reads again.
        and exists (select 1 from payment_requests r where r.id = $1 and r.version = $3 and r.status = 'pending')
      order by t.id limit 1
@@ -113,17 +113,26 @@ export type ClaimWritten =
 
 /**
  * Counts the last approval needed and claims the request for `claimedBy` with `claimToken`.
- * It first waits for any other claim of the same payment (its hold key) to commit, so that its
- * own statement, reading after, sees it as a twin: two pending twins approved at the same
- * instant on two replicas can never both be claimed.
+ * It first waits for any other claim of the same write or payment (its hold and payment keys,
+ * locked in one order so two claims never wait on each other) to commit, so that its own
+ * statement, reading after, sees it as a twin: two pending twins approved at the same instant
+ * on two replicas can never both be claimed.
  */
 export async function approveAndClaim(
   db: Database,
-  approval: ApprovalWrite & { holdKey: string; claimedBy: string; claimToken: string },
+  approval: ApprovalWrite & {
+    holdKey: string;
+    paymentKey: string | undefined;
+    claimedBy: string;
+    claimToken: string;
+  },
 ): Promise<ClaimWritten> {
-  const { id, holdKey, claimedBy } = approval;
+  const { id, holdKey, paymentKey, claimedBy } = approval;
+  const keys = [holdKey, ...(paymentKey === undefined ? [] : [paymentKey])].sort();
   const [written] = await db.transaction(async (tx) => {
-    await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [holdKey]);
+    for (const key of keys) {
+      await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+    }
     return tx.query<{
       approved_at: Date | string | null;
       claimed_updated_at: Date | string | null;
@@ -139,6 +148,7 @@ export async function approveAndClaim(
       claimedBy,
       approval.claimToken,
       JSON.stringify({ claimedBy }),
+      paymentKey ?? null,
     ]);
   });
   if (!written?.approved_at) {

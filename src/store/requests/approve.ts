@@ -99,6 +99,7 @@ export async function countApproval(
     const claim = await approveAndClaim(store.db, {
       ...approval,
       holdKey: request.holdKey,
+      paymentKey: request.paymentKey,
       claimedBy,
       claimToken,
     });

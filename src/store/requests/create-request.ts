@@ -1,5 +1,6 @@
 import type { PaymentRequest, RequestLabels } from '../../domain/approval.ts';
 import type { WriteOperationId } from '../../domain/operations.ts';
+import { KEYS_VERSION } from '../../domain/signer.ts';
 import type { Queryable } from '../database.ts';
 import type { AnswerTarget } from '../outbox-store.ts';
 import { INSERT_AUDIT } from './audit.ts';
@@ -18,6 +19,8 @@ export interface NewRequest {
   body: string | undefined;
   fingerprint: string;
   holdKey: string;
+  /** The payment's key (`Signer.paymentKey`), if it pays a destination an amount. */
+  paymentKey?: string | undefined;
   /** The keyed tags of the destination paid and of the name it is paid under, if any. */
   payee?: { tag: string; nameTag: string | undefined } | undefined;
   requesterId: string;
@@ -52,8 +55,8 @@ export class WindowChangedError extends Error {
 const CREATE_REQUEST = `
   with created as (
     insert into payment_requests
-      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14)
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, payment_key, keys_version)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16)
     returning ${REQUEST_TABLE_COLUMNS}
   ), created_audit as (
     ${INSERT_AUDIT}
@@ -119,6 +122,8 @@ async function insertRequest(
     request.holdKey,
     request.payee?.tag ?? null,
     request.payee?.nameTag ?? null,
+    request.paymentKey ?? null,
+    KEYS_VERSION,
   ]);
   if (!row) throw new Error('the new request was not returned by its insert');
   return toRequest(row, cipher);

@@ -25,7 +25,7 @@ export interface RequestDb {
  * Columns are named, never `*`: a prepared statement whose result type changed (a replica
  * migrated a table) fails, and one naming its columns does not.
  */
-export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, requester_id,
+export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, payment_key, requester_id,
   status, required_approvals, created_at, expires_at, updated_at, sent_at, channel_id, message_ts,
   decided_by, reason, outcome, reconciliation, labels`;
 
@@ -47,6 +47,7 @@ export interface RequestRow {
   body: string | null;
   fingerprint: string;
   hold_key: string;
+  payment_key: string | null;
   requester_id: string;
   status: RequestStatus;
   required_approvals: number;
@@ -75,6 +76,7 @@ export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentReques
     body: openBody(row.body, cipher),
     fingerprint: row.fingerprint,
     holdKey: row.hold_key,
+    paymentKey: row.payment_key ?? undefined,
     requesterId: row.requester_id,
     status: row.status,
     requiredApprovals: row.required_approvals,

@@ -71,6 +71,12 @@ export type ClickOrigin = CardClick | { home: HomeShown };
 export interface CardClick {
   channelId: string | undefined;
   messageTs: string | undefined;
+  /**
+   * The fingerprint an Approve button carries: what its card showed. An approval counts only if
+   * it is the request's (none, from a card drawn without it, never is); a rejection sends nothing
+   * and is not compared.
+   */
+  fingerprint?: string | undefined;
 }
 
 export type Denied = { kind: 'not_allowed'; decision: Exclude<AccessDecision, { allowed: true }> };
@@ -109,6 +115,12 @@ const FINISH_RETRY_MS = 1_000;
 const CARD_RECORDED_WITHIN_MS = 3_000;
 const CARD_RECORDED_POLL_MS = 100;
 const RECHECK_FOR_MS = 7 * 24 * 3_600_000;
+
+/** Told on the card, in the thread and in the audit log when a request's seal does not hold. */
+const SEAL_BROKEN_STOP =
+  "stopped by payops: the stored request does not match what was approved, nothing was sent. Someone changed it in payops's database: approvers, find out who can write there before approving anything else; the requester may request it again.";
+const UNSEALED_STOP =
+  'stopped by payops: this request was stored before payops sealed its requests, so it cannot be proven to be what was requested; nothing was sent. Ask the requester to request it again.';
 
 export class ApprovalWorkflow {
   readonly #deps: WorkflowDeps;
@@ -205,10 +217,19 @@ export class ApprovalWorkflow {
     const claimStartedAt = performance.now();
     const result = await whenCardRecorded(() =>
       this.#deps.store.approve(id, approverId, this.#deps.instanceId, {
-        refusal: (request) =>
-          this.#clickRefusal(request, origin) ?? approvalRefusal(request, approverId, this.#now()),
+        refusal: (request) => {
+          // A request whose seal does not hold is not approved but stopped by this click (its
+          // claim reaches #clearToSend, which sends nothing): what was shown is not compared.
+          const compareShown = this.#sealHolds(request);
+          return (
+            this.#clickRefusal(request, origin, compareShown) ??
+            approvalRefusal(request, approverId, this.#now()) ??
+            (compareShown ? cardShownRefusal(request, origin) : undefined)
+          );
+        },
         stillCounted: (request) => this.#stillCounted(request, approverId),
         seal: (request, approver) => this.#deps.signer.approvalSeal(request, approver),
+        sealHolds: (request) => this.#sealHolds(request),
       }),
     );
     this.#changed();
@@ -451,6 +472,13 @@ export class ApprovalWorkflow {
     log: Logger,
   ): Promise<{ send: true; note?: string | undefined } | { send: false; reason: string }> {
     const notSent = (reason: string) => ({ send: false as const, reason });
+    if (!this.#sealHolds(request)) {
+      log.error(
+        { sealed: request.seal !== undefined },
+        'the stored request does not match its seal; not sent',
+      );
+      return notSent(request.seal === undefined ? UNSEALED_STOP : SEAL_BROKEN_STOP);
+    }
     // What is sent must be byte for byte what was approved, by every approver counted: the
     // keys are not in the database, so a changed payload or approval cannot be made to match.
     const { signer } = this.#deps;
@@ -601,8 +629,21 @@ export class ApprovalWorkflow {
     return { counted };
   }
 
-  #clickRefusal(request: PaymentRequest, origin: ClickOrigin): string | undefined {
-    if ('home' in origin) return homeClickRefusal(request, origin.home);
+  /**
+   * Whether the request is still what it was stored as: its number, requester, count of approvals
+   * and fingerprint under its seal. One stored before seals has none, so it never holds.
+   */
+  #sealHolds(request: PaymentRequest): boolean {
+    return request.seal !== undefined && request.seal === this.#deps.signer.requestSeal(request);
+  }
+
+  /** Where the click came from, and (unless `compareShown` is false) what a Home showed. */
+  #clickRefusal(
+    request: PaymentRequest,
+    origin: ClickOrigin,
+    compareShown = true,
+  ): string | undefined {
+    if ('home' in origin) return compareShown ? homeClickRefusal(request, origin.home) : undefined;
     if (
       !request.channelId ||
       request.channelId !== origin.channelId ||
@@ -639,6 +680,12 @@ async function whenCardRecorded<T extends { kind: string; request?: PaymentReque
     if (!cardUnrecorded || Date.now() >= deadline) return result;
     await sleep(CARD_RECORDED_POLL_MS);
   }
+}
+
+/** An Approve clicked on a card that showed another version of the request counts for nothing. */
+function cardShownRefusal(request: PaymentRequest, origin: ClickOrigin): string | undefined {
+  if ('home' in origin || origin.fingerprint === request.fingerprint) return undefined;
+  return `Request #${request.id} is not what this approval message showed (its fingerprint differs): nothing was counted. Look at the message again before deciding.`;
 }
 
 function resolveRefusal(

@@ -122,17 +122,18 @@ export class RequestPreparation {
     const since = payee && windowStart(policy, intent, now);
     const earlier = since ? await store.requestsToPayee(requesterId, payee.check.tag, since) : [];
     const needed = requiredApprovals(policy, intent, { earlier, now });
+    const fingerprint = signer.fingerprint(intent.operationId, intent.path, body);
+    const sealed = { fingerprint, requesterId, requiredApprovals: needed.approvals };
     return {
       kind: 'prepared',
       request: {
         operationId: intent.operationId,
         path: { ...intent.path },
         body,
-        fingerprint: signer.fingerprint(intent.operationId, intent.path, body),
+        ...sealed,
         holdKey: keys.holdKey,
         paymentKey: keys.paymentKey,
-        requesterId,
-        requiredApprovals: needed.approvals,
+        sealOf: (id) => signer.requestSeal({ ...sealed, id }),
         expiresAt: new Date(this.#deps.now().getTime() + expiryMs(policy)),
         labels: {
           ...labels,

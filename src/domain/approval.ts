@@ -114,6 +114,8 @@ export interface PaymentRequest {
   requesterId: string;
   status: RequestStatus;
   requiredApprovals: number;
+  /** `Signer.requestSeal` of it, made when it was stored; none on a request stored before seals. */
+  seal?: string | undefined;
   approvals: Approval[];
   createdAt: string;
   expiresAt: string;

@@ -126,18 +126,8 @@ export class Signer {
    * needing this many approvals. Checked for every approval before the call, so a payload, an
    * approval, the requester or the count changed in the database is not sent.
    */
-  approvalSeal(
-    request: Pick<PaymentRequest, 'id' | 'fingerprint' | 'requesterId' | 'requiredApprovals'>,
-    approverId: string,
-  ): string {
-    const sealed = [
-      request.id,
-      request.fingerprint,
-      request.requesterId,
-      request.requiredApprovals,
-      approverId,
-    ];
-    return hmacHex(this.#approvalKey, sealed.join('\n'), 32);
+  approvalSeal(request: SealedFacts, approverId: string): string {
+    return hmacHex(this.#approvalKey, [...sealedFacts(request), approverId].join('\n'), 32);
   }
 
   /**
@@ -146,16 +136,8 @@ export class Signer {
    * right before the call, so another request's payload copied into it, or a lowered count of
    * approvals, written in the database, is stopped, never sent.
    */
-  requestSeal(
-    request: Pick<PaymentRequest, 'id' | 'fingerprint' | 'requesterId' | 'requiredApprovals'>,
-  ): string {
-    const sealed = [
-      request.id,
-      request.fingerprint,
-      request.requesterId,
-      request.requiredApprovals,
-    ];
-    return hmacHex(this.#requestKey, sealed.join('\n'), 32);
+  requestSeal(request: SealedFacts): string {
+    return hmacHex(this.#requestKey, sealedFacts(request).join('\n'), 32);
   }
 
   /**
@@ -182,6 +164,13 @@ export class Signer {
     }
     return `${tag.slice(0, 4)}-${tag.slice(4)}`;
   }
+}
+
+/** What a request's seal and each approval's seal are over. */
+type SealedFacts = Pick<PaymentRequest, 'id' | 'fingerprint' | 'requesterId' | 'requiredApprovals'>;
+
+function sealedFacts(request: SealedFacts): Array<string | number> {
+  return [request.id, request.fingerprint, request.requesterId, request.requiredApprovals];
 }
 
 /** Crockford's base 32: no I, L, O or U to misread. */

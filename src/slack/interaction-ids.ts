@@ -22,3 +22,21 @@ export const VIEW = {
 export function requestIdOf(value: string | undefined): number | undefined {
   return value && /^\d{1,15}$/.test(value) ? Number(value) : undefined;
 }
+
+/**
+ * A card's Approve button names the request and the fingerprint of what the card shows
+ * (`12:3f9a…`), so an approval counts only for the version its approver saw.
+ */
+export function approveButtonValue(request: { id: number; fingerprint: string }): string {
+  return `${request.id}:${request.fingerprint}`;
+}
+
+/** An Approve button's request and fingerprint (none on a button drawn without it). */
+export function parseApproveButton(
+  value: string | undefined,
+): { id: number; fingerprint: string | undefined } | undefined {
+  const [idText, fingerprint, ...rest] = (value ?? '').split(':');
+  const id = requestIdOf(idText);
+  if (id === undefined || rest.length > 0) return undefined;
+  return { id, fingerprint: fingerprint || undefined };
+}

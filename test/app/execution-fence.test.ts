@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AccessControl, FRESH_MS } from '../../src/app/access.ts';
 import { ApprovalWorkflow } from '../../src/app/approvals.ts';
-import type { WriteIntent } from '../../src/domain/approval.ts';
+import type { PaymentRequest, WriteIntent } from '../../src/domain/approval.ts';
 import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { parseRoleMembers } from '../../src/domain/roles.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
@@ -21,6 +21,11 @@ import { testCipher, testSigner } from '../helpers/requests.ts';
 const LEASE_MS = 1_500;
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
 const APPROVAL_CARD = { channelId: 'C0APPROVALS', messageTs: '1.000100' };
+
+/** A click on the request's approval card, whose Approve button carries its fingerprint. */
+function cardOf(request: PaymentRequest) {
+  return { ...APPROVAL_CARD, fingerprint: request.fingerprint };
+}
 
 /**
  * The real store's database, with a gate on the first statement after the claim: it waits until
@@ -133,7 +138,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     const { flow, store } = workflow();
     const request = await requested(flow);
     const held = gate.hold();
-    const approving = flow.approve(request.id, 'U0BOB', APPROVAL_CARD);
+    const approving = flow.approve(request.id, 'U0BOB', cardOf(request));
     await held.reached;
     // Meanwhile, the lease runs out and another replica's sweep looks at it.
     await sleep(LEASE_MS + 200);
@@ -154,7 +159,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     const { flow, store } = workflow();
     const request = await requested(flow);
     gate.hold(new Error('connection terminated unexpectedly'));
-    const result = await flow.approve(request.id, 'U0BOB', APPROVAL_CARD);
+    const result = await flow.approve(request.id, 'U0BOB', cardOf(request));
     expect(result).toMatchObject({ kind: 'executed', request: { status: 'failed' } });
     expect(createPayoutCalls(sandbox)).toEqual([]);
     const after = await store.get(request.id);
@@ -165,12 +170,12 @@ describe.each(engines())('the claimed write on %s', (engine) => {
   it('an approval given by someone removed from the approvers since does not count at the claim', async () => {
     const { flow, store } = workflow(2);
     const request = await requested(flow);
-    expect((await flow.approve(request.id, 'U0BOB', APPROVAL_CARD)).kind).toBe('recorded');
+    expect((await flow.approve(request.id, 'U0BOB', cardOf(request))).kind).toBe('recorded');
     changeApprovers(['U0CAROL', 'U0DAVE']);
-    expect((await flow.approve(request.id, 'U0CAROL', APPROVAL_CARD)).kind).toBe('recorded');
+    expect((await flow.approve(request.id, 'U0CAROL', cardOf(request))).kind).toBe('recorded');
     expect((await store.get(request.id))?.status).toBe('pending');
     expect(createPayoutCalls(sandbox)).toEqual([]);
-    expect((await flow.approve(request.id, 'U0DAVE', APPROVAL_CARD)).kind).toBe('executed');
+    expect((await flow.approve(request.id, 'U0DAVE', cardOf(request))).kind).toBe('executed');
     expect(createPayoutCalls(sandbox)).toHaveLength(1);
   });
 
@@ -180,20 +185,20 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     expect((await flow.canApprove('U0BOB')).allowed).toBe(true);
     changeApprovers(['U0CAROL']);
     expect((await flow.canApprove('U0BOB')).allowed).toBe(true); // still cached
-    expect(await flow.approve(request.id, 'U0BOB', APPROVAL_CARD)).toMatchObject({
+    expect(await flow.approve(request.id, 'U0BOB', cardOf(request))).toMatchObject({
       kind: 'refused',
       reason: `You are no longer an approver, so your approval of #${request.id} was not counted.`,
     });
     expect(await store.get(request.id)).toMatchObject({ status: 'pending', approvals: [] });
     expect(createPayoutCalls(sandbox)).toEqual([]);
-    expect((await flow.approve(request.id, 'U0CAROL', APPROVAL_CARD)).kind).toBe('executed');
+    expect((await flow.approve(request.id, 'U0CAROL', cardOf(request))).kind).toBe('executed');
   });
 
   it('an unknown outcome a read found cannot be resolved as not executed; as executed it can', async () => {
     const { flow, store } = workflow();
     const request = await requested(flow);
     sandbox.addFault({ kind: 'execute_then_drop', operationId: 'createPayout', times: 1 });
-    await flow.approve(request.id, 'U0BOB', APPROVAL_CARD);
+    await flow.approve(request.id, 'U0BOB', cardOf(request));
     const found = await store.get(request.id);
     expect(found).toMatchObject({ status: 'unknown', reconciliation: { result: 'found' } });
 
@@ -210,7 +215,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     const { flow, store } = workflow();
     const first = await requested(flow, { ...PAYOUT, amount: '5.50' });
     sandbox.addFault({ kind: 'reset', operationId: 'createPayout' });
-    await flow.approve(first.id, 'U0BOB', APPROVAL_CARD);
+    await flow.approve(first.id, 'U0BOB', cardOf(first));
     expect((await store.get(first.id))?.status).toBe('unknown');
     sandbox.clearFaults();
     const again = await flow.request(
@@ -224,7 +229,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     );
     expect(again).toMatchObject({ kind: 'held', twin: { id: first.id, status: 'unknown' } });
     const other = await requested(flow, { ...PAYOUT, amount: '5.51' });
-    await flow.approve(other.id, 'U0BOB', APPROVAL_CARD);
+    await flow.approve(other.id, 'U0BOB', cardOf(other));
     const sent = createPayoutCalls(sandbox).at(-1);
     expect(JSON.parse(sent?.body ?? '{}').amount).toBe('5.51');
   });

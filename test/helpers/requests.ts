@@ -29,9 +29,10 @@ export function payoutBody(): string {
   });
 }
 
+/** A new request, sealed with the tests' key as it is finally made (`overrides` included). */
 export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
   const body = overrides.body ?? payoutBody();
-  return {
+  const request: NewRequest = {
     operationId: 'createPayout',
     path: {},
     body,
@@ -41,8 +42,10 @@ export function newRequest(overrides: Partial<NewRequest> = {}): NewRequest {
     requiredApprovals: 1,
     expiresAt: new Date(Date.now() + 60_000),
     requesterChannelId: 'C0PAYOPS',
+    sealOf: (id) => testSigner.requestSeal({ ...request, id }),
     ...overrides,
   };
+  return request;
 }
 
 /** `refusal`'s rules, every earlier approval still counting, sealed with the tests' key. */
@@ -56,6 +59,7 @@ export function checks(
     refusal,
     stillCounted,
     seal: (request, approverId) => testSigner.approvalSeal(request, approverId),
+    sealHolds: (request) => request.seal === testSigner.requestSeal(request),
   };
 }
 

@@ -20,7 +20,7 @@ import { maskAccount, maskLongNumbers, sensitiveKind } from '../../domain/maskin
 import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
 import { mixedScripts, scriptsOf } from '../../domain/write-commands.ts';
-import { ACTION } from '../interaction-ids.ts';
+import { ACTION, approveButtonValue } from '../interaction-ids.ts';
 import { followNoticeText, providerStatusLine } from './follow-lines.ts';
 import {
   amountText,
@@ -490,13 +490,12 @@ function reconciliationText(reconciliation: Reconciliation | undefined): string 
 // ——— buttons ———
 
 function decisionButtons(request: PaymentRequest, labels: CardLabels): ActionsBlock {
-  const value = String(request.id);
   const approve: Button = {
     type: 'button',
     action_id: ACTION.approve,
     text: plainText('Approve', 75),
     style: 'primary',
-    value,
+    value: approveButtonValue(request),
     confirm: approveConfirm(request, labels),
   };
   const reject: Button = {
@@ -504,7 +503,7 @@ function decisionButtons(request: PaymentRequest, labels: CardLabels): ActionsBl
     action_id: ACTION.reject,
     text: plainText('Reject', 75),
     style: 'danger',
-    value,
+    value: String(request.id),
   };
   return { type: 'actions', elements: [approve, reject] };
 }

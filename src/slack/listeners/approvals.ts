@@ -28,7 +28,7 @@ import {
   parseModalMetadata,
   readModalValues,
 } from '../blocks/request-modal.ts';
-import { ACTION, requestIdOf, VIEW } from '../interaction-ids.ts';
+import { ACTION, parseApproveButton, requestIdOf, VIEW } from '../interaction-ids.ts';
 import { tellPrivately } from '../tell-privately.ts';
 import { answerPrivately } from './private-answer.ts';
 
@@ -459,9 +459,10 @@ async function approve(
   action: ButtonAction,
   respond: RespondFn,
 ): Promise<void> {
-  const id = requestIdOf(action.value);
-  if (id === undefined) return tell(deps.logger, respond, 'That button does not name a request.');
-  const result = await deps.workflow.approve(id, body.user.id, originOf(body));
+  const button = parseApproveButton(action.value);
+  if (!button) return tell(deps.logger, respond, 'That button does not name a request.');
+  const { id, fingerprint } = button;
+  const result = await deps.workflow.approve(id, body.user.id, { ...originOf(body), fingerprint });
   // An executed request is told on its card and in the requester's thread, through the outbox.
   if (result.kind !== 'executed')
     await tell(deps.logger, respond, approvalAnswer(deps, id, result));

@@ -37,6 +37,8 @@ export interface ApprovalChecks {
   stillCounted(request: PaymentRequest): Promise<{ counted: number } | { refusal: string }>;
   /** The seal of what this approver approves (`Signer.approvalSeal`). */
   seal(request: PaymentRequest, approverId: string): string;
+  /** Whether the request is still what it was stored as (`Signer.requestSeal`). */
+  sealHolds(request: PaymentRequest): boolean;
 }
 
 /** Reads and conditional writes of one approval before it gives up: each retry means another
@@ -66,8 +68,13 @@ export async function countApproval(
     const { request, freeze, version } = read;
     const refusal = checks.refusal(request, approverId);
     if (refusal) return { kind: 'refused', reason: refusal, request };
+    // A request that is no longer what it was stored as (another payload copied in, a lowered
+    // count) is claimed at its first approval, whatever count it shows: its claimer stops it
+    // before the call, recorded and told as every stopped write is, and nothing is sent.
+    const completes = (counted: number) =>
+      !checks.sealHolds(request) || counted + 1 >= request.requiredApprovals;
     let counted = request.approvals.length;
-    if (counted + 1 >= request.requiredApprovals) {
+    if (completes(counted)) {
       const earlier = await checks.stillCounted(request);
       if ('refusal' in earlier) return { kind: 'refused', reason: earlier.refusal, request };
       counted = earlier.counted;
@@ -87,7 +94,7 @@ export async function countApproval(
       },
     };
     const approved = (at: string) => [...request.approvals, { userId: approverId, at, seal }];
-    if (counted + 1 < request.requiredApprovals) {
+    if (!completes(counted)) {
       const written = await recordApproval(store.db, approval);
       if (written.kind === 'expired') return { kind: 'refused', reason: EXPIRED_REFUSAL, request };
       // Changed since it was read (another approval, a decision): read it again.

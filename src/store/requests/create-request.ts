@@ -25,6 +25,11 @@ export interface NewRequest {
   payee?: { tag: string; nameTag: string | undefined } | undefined;
   requesterId: string;
   requiredApprovals: number;
+  /**
+   * Its seal once its number is known (`Signer.requestSeal`): the store holds no key, so it is
+   * given the way to seal, not the key.
+   */
+  sealOf: (id: number) => string;
   expiresAt: Date;
   requesterChannelId: string | undefined;
   labels?: RequestLabels | undefined;
@@ -55,8 +60,8 @@ export class WindowChangedError extends Error {
 const CREATE_REQUEST = `
   with created as (
     insert into payment_requests
-      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, payment_key, keys_version)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16)
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, id, seal, payment_key, keys_version)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16, $17, $18)
     returning ${REQUEST_TABLE_COLUMNS}
   ), created_audit as (
     ${INSERT_AUDIT}
@@ -73,9 +78,10 @@ const CREATE_REQUEST = `
     from created r`;
 
 /**
- * The request and its audit row in one statement: one round trip, nothing half-written. With a
- * window, under a lock per requester and payee, so that two parts of one payment sent at the
- * same moment cannot each be counted without the other (one of them sees the other and fails).
+ * The request and its audit row in one statement, nothing half-written (its number is taken
+ * just before, to seal it with). With a window, under a lock per requester and payee, so that
+ * two parts of one payment sent at the same moment cannot each be counted without the other
+ * (one of them sees the other and fails).
  */
 export async function createRequest(
   store: RequestDb,
@@ -99,11 +105,16 @@ export async function createRequest(
   });
 }
 
+/** The number the next request takes: taken first, so that the request is stored sealed. */
+const NEXT_REQUEST_ID = `select nextval(pg_get_serial_sequence('payment_requests', 'id')) as id`;
+
 async function insertRequest(
   db: Queryable,
   { cipher }: Pick<RequestDb, 'cipher'>,
   request: NewRequest,
 ): Promise<PaymentRequest> {
+  const [next] = await db.query<{ id: unknown }>(NEXT_REQUEST_ID);
+  const id = Number(next?.id);
   const [row] = await db.query<RequestRow>(CREATE_REQUEST, [
     request.operationId,
     JSON.stringify(request.path),
@@ -122,6 +133,8 @@ async function insertRequest(
     request.holdKey,
     request.payee?.tag ?? null,
     request.payee?.nameTag ?? null,
+    id,
+    request.sealOf(id),
     request.paymentKey ?? null,
     KEYS_VERSION,
   ]);

@@ -27,7 +27,7 @@ export interface RequestDb {
  */
 export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, payment_key, requester_id,
   status, required_approvals, created_at, expires_at, updated_at, sent_at, channel_id, message_ts,
-  decided_by, reason, outcome, reconciliation, labels`;
+  decided_by, reason, outcome, reconciliation, labels, seal`;
 
 /** The same columns of a row named `r`. */
 export const REQUEST_ROW_COLUMNS = REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1');
@@ -62,6 +62,7 @@ export interface RequestRow {
   outcome: ProviderOutcome | null;
   reconciliation: Reconciliation | null;
   labels: RequestLabels | null;
+  seal: string | null;
   approval_list: Array<{ userId: string; at: string; seal: string | null }> | string;
   follow_state?: FollowStateRow | string | null;
 }
@@ -80,6 +81,7 @@ export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentReques
     requesterId: row.requester_id,
     status: row.status,
     requiredApprovals: row.required_approvals,
+    seal: row.seal ?? undefined,
     approvals: (approvals as Array<{ userId: string; at: string; seal: string | null }>).map(
       (approval) => ({
         userId: approval.userId,

@@ -368,12 +368,13 @@ describe('renderApprovalCard: what exactly is asked', () => {
 });
 
 describe('renderApprovalCard: buttons only while it can be approved', () => {
-  it('a pending request has Approve (primary) and Reject (danger) carrying its id', () => {
-    const [approve, reject] = buttonsOf(card(request()).message.blocks);
+  it('a pending request has Approve (primary, carrying its id and fingerprint) and Reject (danger, its id)', () => {
+    const shown = request();
+    const [approve, reject] = buttonsOf(card(shown).message.blocks);
     expect(approve).toMatchObject({
       action_id: ACTION.approve,
       style: 'primary',
-      value: '12',
+      value: `12:${shown.fingerprint}`,
       text: { text: 'Approve' },
     });
     expect(reject).toMatchObject({

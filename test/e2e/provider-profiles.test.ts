@@ -1,0 +1,318 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startBot } from '../../src/bot.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { PaymentRequest } from '../../src/domain/approval.ts';
+import { createLogger } from '../../src/logger.ts';
+import {
+  PROFILE_NAMES,
+  PROFILES,
+  type RecordedRequest,
+  SANDBOX_IDS,
+} from '../../src/sandbox/payments-api.ts';
+import {
+  REHEARSAL_APPROVALS_CHANNEL,
+  type Rehearsal,
+  startRehearsal,
+} from '../../src/sandbox/rehearsal.ts';
+import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { approvalMessageTs, ask } from '../helpers/slack.ts';
+
+/**
+ * The core flows, through signed Slack requests to the real bot, against every provider profile
+ * of the sandbox (src/sandbox/provider-profiles.ts): each profile answers as another plausible
+ * provider would where the spec shows nothing, so a flow green only on `default` is a flow that
+ * holds only under payops's own assumptions.
+ *
+ * One bot per profile, on an embedded store on disk so that it can be restarted, each a copy of
+ * one store made at the start (creating a store costs far more than opening a copy). The
+ * profiles run side by side, each its own sandbox, Slack and bot; a profile's flows one after
+ * another, as they share its bot.
+ */
+
+const APPROVALS = REHEARSAL_APPROVALS_CHANNEL;
+/** Holds 98000.00 USDC and no other currency. */
+const WALLET = SANDBOX_IDS.wallet.solanaTreasury;
+const ACCOUNT = '000123456789';
+/** A status step short enough that a payout reaches its final status within a second or two. */
+const STATUS_STEP_MS = 400;
+const WAIT_MS = 15_000;
+const silent = createLogger({ level: 'silent', secrets: [] });
+
+const storeTemplate = mkdtempSync(join(tmpdir(), 'payops-profiles-'));
+beforeAll(async () => {
+  const created = await startRehearsal({ env: { PAYOPS_DATA_DIR: storeTemplate } });
+  await created.close();
+}, 120_000);
+afterAll(() => rmSync(storeTemplate, { recursive: true, force: true }));
+
+/** One after another within a profile: its flows share one bot, which some restart. */
+const flow = it.sequential;
+
+describe.concurrent.each(PROFILE_NAMES)('against the %s provider', (name) => {
+  const profile = PROFILES[name];
+  /** The currency this provider's payouts over ACH are requested in. */
+  const currency = profile.payoutCurrency === 'fiat' ? 'USD' : 'USDC';
+  const [, , final] = profile.lifecycle;
+  const dataDir = mkdtempSync(join(tmpdir(), `payops-profile-${name}-`));
+  let r: Rehearsal;
+
+  beforeAll(async () => {
+    cpSync(storeTemplate, dataDir, { recursive: true });
+    r = await startRehearsal({
+      sandbox: { profile: name, statusStepMs: STATUS_STEP_MS },
+      slack: { rateLimits: 'off' },
+      env: { PAYOPS_DATA_DIR: dataDir, PAYOPS_FOLLOW_INTERVAL_MS: '100' },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await r?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Stops the bot and starts another on the same store, sandbox and Slack, with `env` on top. */
+  async function restart(env: Record<string, string> = {}): Promise<void> {
+    await r.bot.stop();
+    const bot = await startBot(loadConfig({ ...r.env, ...env }), silent);
+    const botUrl = `http://127.0.0.1:${bot.port}/slack/events`;
+    const { sandbox, slack } = r;
+    r = {
+      ...r,
+      bot,
+      botUrl,
+      driver: slack.driver(botUrl),
+      env: { ...r.env, ...env },
+      async close() {
+        await bot.stop();
+        await Promise.all([sandbox.close(), slack.close()]);
+      },
+    };
+  }
+
+  function payoutText(amount: string, { account = ACCOUNT, inCurrency = currency } = {}): string {
+    return `payout wallet_id=${WALLET} amount=${amount} currency=${inCurrency} beneficiary_name="Jane Roe" beneficiary_account=${account} beneficiary_routing=021000021 destination_type=ach`;
+  }
+
+  /** alice asks for it in Slack: the request's number and its approval message. */
+  async function request(text: string): Promise<{ id: number; ts: string }> {
+    const answer = await ask(r, text, { timeoutMs: WAIT_MS });
+    const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
+    expect(id, `not requested: ${answer.shown}`).toBeGreaterThan(0);
+    return { id, ts: await approvalMessageTs(r, id, APPROVALS) };
+  }
+
+  function approve(ts: string, userId = 'U0BOB') {
+    return r.driver.blockAction({
+      userId,
+      actionId: ACTION.approve,
+      message: { channel: APPROVALS, ts },
+    });
+  }
+
+  /** The payouts the provider executed with this amount: each is one write of one request. */
+  function writesOf(amount: string): RecordedRequest[] {
+    return r.sandbox.requests.filter(
+      (entry) =>
+        entry.operationId === 'createPayout' &&
+        entry.executed &&
+        (JSON.parse(entry.body) as { amount?: string }).amount === amount,
+    );
+  }
+
+  function card(ts: string): string {
+    return JSON.stringify(r.slack.message(APPROVALS, ts) ?? {});
+  }
+
+  function thread(ts: string): string[] {
+    return r.slack
+      .channel(APPROVALS)
+      .messages.filter((message) => message.thread_ts === ts)
+      .map((message) => message.text);
+  }
+
+  /**
+   * What `select` gives once it is truthy, looking every 50 ms; past WAIT_MS, a failure that
+   * shows what `shown` says instead.
+   */
+  async function eventually<T>(
+    what: string,
+    select: () => T | Promise<T>,
+    shown: () => unknown,
+  ): Promise<NonNullable<T>> {
+    const deadline = Date.now() + WAIT_MS;
+    for (;;) {
+      const found = await select();
+      if (found) return found;
+      if (Date.now() > deadline) {
+        throw new Error(`no ${what} within ${WAIT_MS} ms; instead: ${JSON.stringify(shown())}`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** The thread's messages telling a change to `status`. */
+  const tells = (ts: string, status: string) =>
+    thread(ts).filter((text) => text.includes(`→ \`${status}\``));
+
+  function threadTells(ts: string, status: string): Promise<unknown> {
+    return eventually(
+      `the change to ${status} told in the thread`,
+      () => tells(ts, status).length > 0,
+      () => thread(ts),
+    );
+  }
+
+  function cardShows(ts: string, pattern: RegExp): Promise<unknown> {
+    return eventually(
+      `the card showing ${pattern}`,
+      () => pattern.test(card(ts)),
+      () => card(ts),
+    );
+  }
+
+  function stored(id: number, status: string): Promise<PaymentRequest> {
+    let found: PaymentRequest | undefined;
+    return eventually(
+      `request #${id} ${status}`,
+      async () => {
+        found = await r.bot.store.get(id);
+        return found?.status === status ? found : undefined;
+      },
+      () => found,
+    );
+  }
+
+  flow(
+    'a payout requested, approved by another person, is written once and followed to its final status in its thread',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const { id, ts } = await request(payoutText('11.01'));
+      expect((await approve(ts)).status).toBe(200);
+      await stored(id, 'submitted');
+      await threadTells(ts, final);
+      expect(writesOf('11.01')).toHaveLength(1);
+      expect(tells(ts, final)).toHaveLength(1);
+    },
+  );
+
+  flow(
+    'a dropped connection on the payout: its outcome unknown, then found at the provider',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const { id, ts } = await request(payoutText('12.02'));
+      r.sandbox.addFault({ kind: 'execute_then_drop', operationId: 'createPayout', times: 1 });
+      await approve(ts);
+      const unknown = await stored(id, 'unknown');
+      const reconciliation = await eventually(
+        `request #${id} reconciled`,
+        async () => (await r.bot.store.get(id))?.reconciliation,
+        () => unknown,
+      );
+      expect(reconciliation).toMatchObject({
+        result: 'found',
+        providerId: expect.stringMatching(/^po_/),
+      });
+      await cardShows(ts, /found\* a matching operation/);
+      expect(writesOf('12.02')).toHaveLength(1);
+    },
+  );
+
+  flow(
+    'the same payment asked again while the first one’s outcome is unknown is held',
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const text = payoutText('13.03');
+      const first = await request(text);
+      // Executed, answered 500, and the list that would show it cannot be read.
+      r.sandbox.addFault({
+        kind: 'status',
+        operationId: 'createPayout',
+        status: 500,
+        execute: true,
+        times: 1,
+      });
+      r.sandbox.addFault({ kind: 'status', operationId: 'listPayouts', status: 503 });
+      try {
+        await approve(first.ts);
+        await cardShows(first.ts, /the check failed/);
+        const again = await ask(r, text, { timeoutMs: WAIT_MS });
+        expect(again.shown).toContain(`Not requested: request #${first.id}`);
+        expect(again.shown).not.toMatch(/Request #\d+/);
+      } finally {
+        r.sandbox.clearFaults();
+      }
+      expect(writesOf('13.03')).toHaveLength(1);
+    },
+  );
+
+  flow(
+    'a restart before the approval and another while following keep the request and send nothing twice',
+    {
+      timeout: 90_000,
+    },
+    async () => {
+      const { id, ts } = await request(payoutText('14.04'));
+      await restart();
+      await stored(id, 'pending');
+      expect((await approve(ts)).status).toBe(200);
+      await stored(id, 'submitted');
+      await restart();
+      await threadTells(ts, final);
+      expect(writesOf('14.04')).toHaveLength(1);
+      expect(tells(ts, final)).toHaveLength(1);
+    },
+  );
+
+  (profile.returnedAccount === undefined ? it.skip : flow)(
+    'a payout completed, then returned by the bank, is told twice, in order',
+    { timeout: 60_000 },
+    async () => {
+      const { id, ts } = await request(
+        payoutText('17.07', { account: profile.returnedAccount ?? '' }),
+      );
+      await approve(ts);
+      await stored(id, 'submitted');
+      await threadTells(ts, 'returned');
+      const told = thread(ts);
+      const completed = told.findIndex((text) => text.includes(`→ \`${final}\``));
+      const returned = told.findIndex((text) => text.includes('→ `returned`'));
+      expect(completed).toBeGreaterThanOrEqual(0);
+      expect(returned).toBeGreaterThan(completed);
+      expect(writesOf('17.07')).toHaveLength(1);
+    },
+  );
+
+  /** A USD payout from the wallet holding only USDC: the card notes the currencies; sent once. */
+  async function usdPayoutFromUsdcWallet(amount: string): Promise<void> {
+    const { id, ts } = await request(payoutText(amount, { inCurrency: 'USD' }));
+    expect(card(ts)).toMatch(/USDC.*the payout is in USD: payops cannot compare them/);
+    expect(card(ts)).not.toContain('holds no USD');
+    await approve(ts);
+    await stored(id, 'submitted');
+    expect(writesOf(amount)).toHaveLength(1);
+    expect(JSON.parse(writesOf(amount)[0]?.body ?? '{}')).toMatchObject({ currency: 'USD' });
+  }
+
+  (profile.payoutCurrency === 'wallet' ? it.skip : flow)(
+    'a USD payout from a wallet that lists only USDC is approved and sent once, its card noting the currencies',
+    { timeout: 60_000 },
+    () => usdPayoutFromUsdcWallet('15.05'),
+  );
+
+  (profile.payoutCurrency === 'wallet' ? it.skip : flow)(
+    'the same under PAYOPS_PREFLIGHT=strict',
+    { timeout: 60_000 },
+    async () => {
+      await restart({ PAYOPS_PREFLIGHT: 'strict' });
+      await usdPayoutFromUsdcWallet('16.06');
+    },
+  );
+});

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RequestStore } from '../../src/store/request-store.ts';
+import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { checks, newRequest, testCipher, testSigner } from '../helpers/requests.ts';
+
+/**
+ * A request's seal (`Signer.requestSeal`) is made with the number the store gives it and stored
+ * with it; an approval of a request that no longer matches its seal claims it at once, so its
+ * claimer stops it before any call, whatever count of approvals the row shows.
+ */
+describe.each(engines())('request seals on %s', (engine) => {
+  let database: TestDatabase;
+  let store: RequestStore;
+
+  beforeAll(async () => {
+    database = await freshDatabase(engine);
+    store = new RequestStore(database.db, testCipher);
+  });
+  afterAll(() => database.drop());
+
+  it('a request is stored sealed over its own number, requester, count of approvals and fingerprint', async () => {
+    const created = await store.create(newRequest({ requiredApprovals: 2 }));
+    const stored = await store.get(created.id);
+    expect(stored?.seal).toBe(testSigner.requestSeal(created));
+    expect(stored?.seal).toBe(created.seal);
+    for (const changed of [
+      { id: created.id + 1 },
+      { requiredApprovals: 1 },
+      { requesterId: 'U0MALLORY' },
+      { fingerprint: newRequest().fingerprint },
+    ]) {
+      expect(testSigner.requestSeal({ ...created, ...changed })).not.toBe(stored?.seal);
+    }
+  });
+
+  it('an approval of a request whose seal does not hold claims it at once; of one that holds, it only counts', async () => {
+    const intact = await store.create(newRequest({ requiredApprovals: 2 }));
+    expect((await store.approve(intact.id, 'U0BOB', 'test', checks())).kind).toBe('recorded');
+
+    const changed = await store.create(newRequest({ requiredApprovals: 2 }));
+    const other = newRequest();
+    await database.db.query(
+      'update payment_requests set body = $2, fingerprint = $3 where id = $1',
+      [changed.id, testCipher.seal(other.body as string), other.fingerprint],
+    );
+    expect((await store.approve(changed.id, 'U0BOB', 'test', checks())).kind).toBe('claimed');
+  });
+});

@@ -1,7 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { DEFAULT_FINAL_STATUSES } from './domain/follow.ts';
+import {
+  DEFAULT_FAILURE_STATUSES,
+  DEFAULT_SUCCESS_STATUSES,
+  type FollowStatuses,
+} from './domain/follow.ts';
 import { isScope, SCOPES, type Scope } from './domain/operations.ts';
 import { DEFAULT_POLICY, type Policy, PolicyError, parsePolicy } from './domain/policy.ts';
 import { parseRoleMembers, type RoleMembers, type RoleName } from './domain/roles.ts';
@@ -483,11 +487,36 @@ const approvalsEnvSchema = z.object({
     .optional()
     .transform((value) => value ?? 'warn'),
   PAYOPS_REMIND_AFTER: duration('PAYOPS_REMIND_AFTER', 2 * 3_600_000, '1s', '7d'),
+  // Replaced, not read: a success is no longer the end of following (a payout may be returned).
   PAYOPS_FINAL_STATUSES: z
     .string()
     .optional()
+    .refine((value) => value === undefined || value.trim() === '', {
+      error:
+        'PAYOPS_FINAL_STATUSES is replaced by PAYOPS_SUCCESS_STATUSES and PAYOPS_FAILURE_STATUSES (a success is watched for a return for PAYOPS_RETURN_WINDOW): put its statuses in those two and remove it',
+    }),
+  PAYOPS_SUCCESS_STATUSES: statusList(
+    'PAYOPS_SUCCESS_STATUSES',
+    DEFAULT_SUCCESS_STATUSES,
+    'after which the money reached its destination, e.g. completed,paid',
+  ),
+  PAYOPS_FAILURE_STATUSES: statusList(
+    'PAYOPS_FAILURE_STATUSES',
+    DEFAULT_FAILURE_STATUSES,
+    'after which the money did not reach its destination or came back, e.g. failed,returned',
+  ),
+  PAYOPS_RETURN_WINDOW: duration('PAYOPS_RETURN_WINDOW', 60 * DAY_MS, '1m', '180d'),
+  PAYOPS_FOLLOW_FOR: duration('PAYOPS_FOLLOW_FOR', 7 * DAY_MS, '1m', '90d'),
+  PAYOPS_FOLLOW_INTERVAL_MS: wholeNumber('PAYOPS_FOLLOW_INTERVAL_MS', 60_000, 100, 3_600_000),
+});
+
+/** Provider status words, lower case, compared in any case; `defaults` when unset or blank. */
+function statusList(name: string, defaults: readonly string[], meaning: string) {
+  return z
+    .string()
+    .optional()
     .transform((value, ctx): ReadonlySet<string> => {
-      if (value === undefined || value.trim() === '') return new Set(DEFAULT_FINAL_STATUSES);
+      if (value === undefined || value.trim() === '') return new Set(defaults);
       const words = listEntries(value);
       const bad = positionsOf(words, (word) => !/^[\p{L}\p{N}][\p{L}\p{N} _.-]{0,63}$/u.test(word));
       if (words.length === 0 || bad.length > 0) {
@@ -495,9 +524,9 @@ const approvalsEnvSchema = z.object({
           code: 'custom',
           message:
             words.length === 0
-              ? 'PAYOPS_FINAL_STATUSES names no status: list the provider statuses after which a record no longer changes, e.g. completed,failed,returned'
+              ? `${name} names no status: list the provider statuses ${meaning}`
               : badEntriesProblem(
-                  'PAYOPS_FINAL_STATUSES',
+                  name,
                   bad,
                   'not a status word (letters, digits, spaces, _ . -; at most 64 characters)',
                 ),
@@ -505,10 +534,8 @@ const approvalsEnvSchema = z.object({
         return z.NEVER;
       }
       return new Set(words.map((word) => word.toLowerCase()));
-    }),
-  PAYOPS_FOLLOW_FOR: duration('PAYOPS_FOLLOW_FOR', 7 * DAY_MS, '1m', '90d'),
-  PAYOPS_FOLLOW_INTERVAL_MS: wholeNumber('PAYOPS_FOLLOW_INTERVAL_MS', 60_000, 100, 3_600_000),
-});
+    });
+}
 
 /** LOG_LEVEL, `fallback` when unset or blank. */
 function logLevel(fallback: (typeof LOG_LEVELS)[number]) {
@@ -728,10 +755,12 @@ export interface ApprovalsConfig {
 
 /** Following submitted writes at the provider until a final status (by reading). */
 export interface FollowConfig {
-  /** Lower case. */
-  finalStatuses: ReadonlySet<string>;
-  /** Following stops this long after it started, final status or not. */
+  /** Lower case; none in both. */
+  statuses: FollowStatuses;
+  /** Following stops this long after it started, unless a success was seen. */
   forMs: number;
+  /** After a success, how long it is still followed for a return or reversal. */
+  returnWindowMs: number;
   /** How often each record is read while it changes (15 minutes once unchanged for an hour). */
   intervalMs: number;
 }
@@ -827,6 +856,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `PAYOPS_EXECUTION_LEASE_MS must be at least PAYMENTS_WRITE_TIMEOUT_MS + ${LEASE_MARGIN_MS} ms`,
     );
   }
+  const both = [...a.PAYOPS_SUCCESS_STATUSES].filter((word) => a.PAYOPS_FAILURE_STATUSES.has(word));
+  if (both.length > 0) {
+    problems.push(
+      `PAYOPS_SUCCESS_STATUSES and PAYOPS_FAILURE_STATUSES both list ${both.join(', ')}: a status is a success or a failure, not both`,
+    );
+  }
   problems.push(
     ...duplicateKeyIdProblems(
       keys.data.PAYOPS_ENCRYPTION_KEY,
@@ -861,8 +896,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       remindAfterMs: a.PAYOPS_REMIND_AFTER,
     }),
     follow: Object.freeze({
-      finalStatuses: a.PAYOPS_FINAL_STATUSES,
+      statuses: Object.freeze({
+        success: a.PAYOPS_SUCCESS_STATUSES,
+        failure: a.PAYOPS_FAILURE_STATUSES,
+      }),
       forMs: a.PAYOPS_FOLLOW_FOR,
+      returnWindowMs: a.PAYOPS_RETURN_WINDOW,
       intervalMs: a.PAYOPS_FOLLOW_INTERVAL_MS,
     }),
     ...toStoreToolConfig(stored.data, keys.data),

@@ -1,5 +1,5 @@
 import type { PaymentRequest } from '../domain/approval.ts';
-import { isFinalStatus } from '../domain/follow.ts';
+import { type FollowStatuses, statusOutcome } from '../domain/follow.ts';
 import { OPERATIONS, type OperationId } from '../domain/operations.ts';
 import type { Logger } from '../logger.ts';
 import type { PaymentsClient } from '../payments/client.ts';
@@ -19,8 +19,10 @@ import {
 /**
  * Follows submitted writes to their final state by reading (the provider sends no webhooks):
  * one read of a list serves every request followed there. Each change of a record's status is
- * told in its request's thread and on its card; following stops at a final status or after the
- * follow-up time. Only reads: nothing is ever sent to the provider again.
+ * told in its request's thread and on its card. Following stops at a failure status, or after
+ * the follow-up time with no success; after a success it goes on, at the same pace, for the
+ * return window, since a bank may still return the money. Only reads: nothing is ever sent to
+ * the provider again.
  */
 
 export interface FollowerDeps {
@@ -35,9 +37,11 @@ export interface FollowerDeps {
   };
   client: PaymentsClient;
   keyScopes: readonly string[];
-  /** Lower case: a record in one of these stops being followed. */
-  finalStatuses: ReadonlySet<string>;
+  /** Lower case: a failure stops following; a success starts the watch for a return. */
+  statuses: FollowStatuses;
   followForMs: number;
+  /** After a success, how long it is still followed for a return or reversal. */
+  returnWindowMs: number;
   intervalMs: number;
   /** Names this process on its claims. */
   instanceId: string;
@@ -73,15 +77,22 @@ export class Follower {
 
   /** One pass: stops what has been followed long enough, then reads each list that has a look due. */
   async followDue(): Promise<FollowPass> {
-    const { store, instanceId, intervalMs } = this.#deps;
-    const overdue = await store.stopOverdue(this.#deps.followForMs);
+    const { store, instanceId, intervalMs, statuses, returnWindowMs } = this.#deps;
+    const overdue = [
+      ...(await store.stopOverdue(this.#deps.followForMs)),
+      ...(await store.stopWatched()),
+    ];
     const claimed = await store.claimDue(instanceId, CLAIM_LEASE_MS, intervalMs, PASS_LIMIT);
     const byList = new Map<OperationId, ClaimedFollowUp[]>();
     for (const followUp of claimed) {
-      // Final from the start (the write's answer said so), or by a newer PAYOPS_FINAL_STATUSES.
-      if (followUp.status && isFinalStatus(followUp.status, this.#deps.finalStatuses)) {
+      // Settled from the start (the write's answer said so), or by newer status lists.
+      const outcome = followUp.status && statusOutcome(followUp.status, statuses);
+      if (followUp.status && outcome === 'failure') {
         await store.stopAtFinal(followUp.requestId, followUp.status);
         continue;
+      }
+      if (followUp.status && outcome === 'success' && followUp.watchUntil === undefined) {
+        await store.startWatching(followUp.requestId, followUp.status, returnWindowMs);
       }
       byList.set(followUp.listOperation, [...(byList.get(followUp.listOperation) ?? []), followUp]);
     }
@@ -156,11 +167,17 @@ export class Follower {
     const look = { requestId, listed: true, providerId: id };
     if (status === undefined) return { look, told: false };
     if (status === followUp.status) return { look, told: false };
-    const final = isFinalStatus(status, this.#deps.finalStatuses);
-    const told = await this.#deps.store.recordChange(requestId, followUp.status, status, final, id);
+    const outcome = statusOutcome(status, this.#deps.statuses);
+    const told = await this.#deps.store.recordChange(requestId, {
+      from: followUp.status,
+      to: status,
+      outcome,
+      providerId: id,
+      returnWindowMs: this.#deps.returnWindowMs,
+    });
     if (told) {
-      this.#deps.logger.info(
-        { requestId, from: followUp.status, to: status, final },
+      this.#deps.logger[outcome === 'failure' ? 'warn' : 'info'](
+        { requestId, from: followUp.status, to: status, outcome },
         'provider status changed',
       );
     }

@@ -102,7 +102,7 @@ export async function* tourScript(context: TourContext): AsyncGenerator<string> 
   if (providerId === undefined) throw new Error("request #1's card shows no provider id");
 
   say(
-    "payops follows the payout at the provider by reading its list, and tells each change of its status in the card's thread until a final one. Here the tour plays the provider: it moves the payout to processing, then completed.",
+    "payops follows the payout at the provider by reading its list, and tells each change of its status in the card's thread, until a failure or, after a success, for a return or reversal. Here the tour plays the provider: it moves the payout to processing, then completed.",
   );
   for (const status of ['processing', 'completed']) {
     write(style.dim(`(the provider moves ${providerId} to ${status})\n`));

@@ -19,6 +19,11 @@ export interface ProviderFollow {
   /** Every status seen, oldest first. */
   history: ProviderStatusSeen[];
   startedAt: string;
+  /**
+   * After a success status: until when it is still followed, for a return or reversal
+   * (PAYOPS_RETURN_WINDOW from the success).
+   */
+  watchUntil?: string | undefined;
   lastCheckedAt: string | undefined;
   /** When a read of the list last showed the record. */
   lastListedAt: string | undefined;
@@ -30,20 +35,38 @@ export interface ProviderFollow {
   stoppedAt: string | undefined;
 }
 
-export type FollowStop = 'final_status' | 'time_limit';
+/**
+ * `final_status`: a failure status was seen; `time_limit`: PAYOPS_FOLLOW_FOR passed with neither
+ * a success nor a failure; `return_window`: PAYOPS_RETURN_WINDOW passed after a success.
+ */
+export type FollowStop = 'final_status' | 'time_limit' | 'return_window';
+
+/** What a status says of the money: it reached its destination, or did not (or came back). */
+export type StatusOutcome = 'success' | 'failure';
 
 export interface ProviderStatusSeen {
   status: string;
   seenAt: string;
-  /** A status in PAYOPS_FINAL_STATUSES: following stopped at it. */
+  /** In PAYOPS_SUCCESS_STATUSES or PAYOPS_FAILURE_STATUSES. */
+  outcome?: StatusOutcome;
+  /** Following stopped at it (a failure). */
   final?: boolean;
 }
 
-/** Statuses after which a record is taken not to change again (compared case-insensitively). */
-export const DEFAULT_FINAL_STATUSES = [
-  'completed',
-  'settled',
-  'paid',
+/** Lower case; no status in both. */
+export interface FollowStatuses {
+  success: ReadonlySet<string>;
+  failure: ReadonlySet<string>;
+}
+
+/**
+ * Statuses that say the money reached its destination. A bank may still return it afterwards
+ * (an ACH return comes days later): following goes on for PAYOPS_RETURN_WINDOW.
+ */
+export const DEFAULT_SUCCESS_STATUSES = ['completed', 'settled', 'paid'] as const;
+
+/** Statuses that say the money did not reach its destination, or came back: following stops. */
+export const DEFAULT_FAILURE_STATUSES = [
   'failed',
   'returned',
   'rejected',
@@ -53,8 +76,11 @@ export const DEFAULT_FINAL_STATUSES = [
   'expired',
 ] as const;
 
-export function isFinalStatus(status: string, finals: ReadonlySet<string>): boolean {
-  return finals.has(status.trim().toLowerCase());
+/** A status's outcome, compared case-insensitively; undefined for any other word. */
+export function statusOutcome(status: string, statuses: FollowStatuses): StatusOutcome | undefined {
+  const word = status.trim().toLowerCase();
+  if (statuses.failure.has(word)) return 'failure';
+  return statuses.success.has(word) ? 'success' : undefined;
 }
 
 /**

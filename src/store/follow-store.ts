@@ -6,6 +6,7 @@ import {
   type ProviderFollow,
   type ProviderStatusSeen,
   STOPPED_EVENT,
+  type StatusOutcome,
 } from '../domain/follow.ts';
 import type { OperationId } from '../domain/operations.ts';
 import { type Database, iso } from './database.ts';
@@ -44,7 +45,7 @@ export function startFollowing(source: string, providerId: string, status: strin
  */
 export const FOLLOW_STATE = `(select jsonb_build_object(
     'provider_id', f.provider_id, 'last_status', f.last_status, 'history', f.history,
-    'started_at', f.started_at, 'last_checked_at', f.last_checked_at,
+    'started_at', f.started_at, 'watch_until', f.watch_until, 'last_checked_at', f.last_checked_at,
     'last_listed_at', f.last_listed_at, 'disappeared_at', f.disappeared_at,
     'last_error', f.last_error, 'stopped_reason', f.stopped_reason, 'stopped_at', f.stopped_at)
   from follow_ups f where f.request_id = r.id)`;
@@ -54,6 +55,7 @@ export interface FollowStateRow {
   last_status: string | null;
   history: ProviderStatusSeen[];
   started_at: string;
+  watch_until: string | null;
   last_checked_at: string | null;
   last_listed_at: string | null;
   disappeared_at: string | null;
@@ -72,6 +74,7 @@ export function toProviderFollow(
     status: row.last_status ?? undefined,
     history: row.history.map((seen) => ({ ...seen, seenAt: iso(seen.seenAt) })),
     startedAt: iso(row.started_at),
+    watchUntil: isoOrUndefined(row.watch_until),
     lastCheckedAt: isoOrUndefined(row.last_checked_at),
     lastListedAt: isoOrUndefined(row.last_listed_at),
     disappearedAt: isoOrUndefined(row.disappeared_at),
@@ -89,6 +92,8 @@ export interface ClaimedFollowUp {
   status: string | undefined;
   /** When following began (its write was submitted or found). */
   startedAt: string;
+  /** Set once a success was seen: followed until then for a return. */
+  watchUntil: string | undefined;
 }
 
 /** What one look at the list learnt of a claimed request. */
@@ -126,7 +131,8 @@ const CLAIM_DUE = `
   )
   update follow_ups f set claimed_by = $1, claimed_until = now() + ${ms(2)}
     from claimable c where f.request_id = c.request_id
-  returning f.request_id, f.list_operation, f.provider_id, f.last_status, f.started_at`;
+  returning f.request_id, f.list_operation, f.provider_id, f.last_status, f.started_at,
+            f.watch_until`;
 
 /**
  * For each request of `source` (with `id`): an audit row (`event`, `detail` a jsonb expression
@@ -146,8 +152,10 @@ function toldCtes(source: string, event: string, detail: string, notice: string)
 }
 
 /**
- * $1's status seen to change from $2 (null: none known) to $3, final when $4; $5 its provider
- * id if learnt. Written only if its last status is still $2 and it is still followed.
+ * $1's status seen to change from $2 (null: none known) to $3, whose outcome is $4 (null,
+ * `success` or `failure`); $5 its provider id if learnt. A failure ends following; a success
+ * starts the watch for a return, $6 ms from the first success seen. Written only if its last
+ * status is still $2 and it is still followed.
  */
 const RECORD_CHANGE = `
   with changed as (
@@ -155,14 +163,18 @@ const RECORD_CHANGE = `
        set last_status = $3,
            history = history || jsonb_build_array(
              jsonb_build_object('status', $3::text, 'seenAt', now())
-               || case when $4::boolean then '{"final": true}'::jsonb else '{}'::jsonb end),
+               || case when $4::text is null then '{}'::jsonb
+                       else jsonb_build_object('outcome', $4::text) end
+               || case when $4::text = 'failure' then '{"final": true}'::jsonb else '{}'::jsonb end),
            provider_id = coalesce(provider_id, $5),
            unchanged_since = now(),
-           stopped_reason = case when $4::boolean then 'final_status' else stopped_reason end,
-           stopped_at = case when $4::boolean then now() else stopped_at end
+           watch_until = case when $4::text = 'success' then coalesce(watch_until, now() + ${ms(6)})
+                              else watch_until end,
+           stopped_reason = case when $4::text = 'failure' then 'final_status' else stopped_reason end,
+           stopped_at = case when $4::text = 'failure' then now() else stopped_at end
      where request_id = $1 and last_status is not distinct from $2::text and stopped_reason is null
     returning request_id as id, jsonb_array_length(history) as seen
-  )${toldCtes('changed', 'provider_status', "jsonb_build_object('from', $2::text, 'to', $3::text, 'final', $4::boolean)", `'${CHANGE_EVENT_PREFIX}' || seen`)}
+  )${toldCtes('changed', 'provider_status', "jsonb_build_object('from', $2::text, 'to', $3::text, 'final', $4::text is not distinct from 'failure') || case when $4::text is null then '{}'::jsonb else jsonb_build_object('outcome', $4::text) end", `'${CHANGE_EVENT_PREFIX}' || seen`)}
   select seen from changed`;
 
 /** Requests of $1 listed before and missing now: told once, and still looked for. */
@@ -195,24 +207,57 @@ const RECORD_LOOKS = `
       as u (id, listed, provider_id, error)
    where f.request_id = u.id and f.claimed_by = $1`;
 
-/** Following stopped for requests followed for longer than $1 ms: each thread says so, once. */
+/**
+ * Following stopped for requests followed for longer than $1 ms with no success seen: each
+ * thread says so, once.
+ */
 const STOP_OVERDUE = `
   with stopped as (
     update follow_ups
        set stopped_reason = 'time_limit', stopped_at = now(), claimed_by = null, claimed_until = null
-     where stopped_reason is null and started_at <= now() - ${ms(1)}
+     where stopped_reason is null and watch_until is null and started_at <= now() - ${ms(1)}
     returning request_id as id, last_status
   )${toldCtes('stopped', 'follow_stopped', "jsonb_build_object('reason', 'time_limit', 'lastStatus', s.last_status)", `'${STOPPED_EVENT}'`)}
   select id from stopped`;
 
-/** $1's last status $2, seen again, is final: following stops without a new notice. */
+/** `history` with `{key: value}` (jsonb) added to its last entry, if it has one. */
+const onLastSeen = (key: string, value: string) => `case when jsonb_array_length(history) = 0
+  then history else jsonb_set(history, array[(jsonb_array_length(history) - 1)::text, '${key}'], ${value}) end`;
+
+/** $1's last status $2, seen again, is a failure: following stops without a new notice. */
 const STOP_AT_FINAL = `
   with stopped as (
     update follow_ups
        set stopped_reason = 'final_status', stopped_at = now(), claimed_by = null, claimed_until = null,
-           history = case when jsonb_array_length(history) = 0 then history
-             else jsonb_set(history, array[(jsonb_array_length(history) - 1)::text, 'final'], 'true') end
+           history = ${onLastSeen('final', "'true'")}
      where request_id = $1 and last_status = $2 and stopped_reason is null
+    returning request_id as id
+  ), redraw as (
+    ${enqueueCardUpdate('stopped')}
+  )
+  select id from stopped`;
+
+/**
+ * $1's last status $2, seen again, is a success not yet watched (the write's answer said so):
+ * followed for a return for $3 ms from now, without a new notice.
+ */
+const START_WATCHING = `
+  with watched as (
+    update follow_ups
+       set watch_until = now() + ${ms(3)}, history = ${onLastSeen('outcome', `'"success"'`)}
+     where request_id = $1 and last_status = $2 and watch_until is null and stopped_reason is null
+    returning request_id as id
+  ), redraw as (
+    ${enqueueCardUpdate('watched')}
+  )
+  select id from watched`;
+
+/** Following ends for successes watched to the end of their return window: the card says so. */
+const STOP_WATCHED = `
+  with stopped as (
+    update follow_ups
+       set stopped_reason = 'return_window', stopped_at = now(), claimed_by = null, claimed_until = null
+     where stopped_reason is null and watch_until <= now()
     returning request_id as id
   ), redraw as (
     ${enqueueCardUpdate('stopped')}
@@ -238,6 +283,7 @@ export class FollowStore {
       provider_id: string | null;
       last_status: string | null;
       started_at: Date | string;
+      watch_until: Date | string | null;
     }>(CLAIM_DUE, [claimedBy, leaseMs, intervalMs, limit]);
     return rows.map((row) => ({
       requestId: Number(row.request_id),
@@ -245,26 +291,32 @@ export class FollowStore {
       providerId: row.provider_id ?? undefined,
       status: row.last_status ?? undefined,
       startedAt: iso(row.started_at),
+      watchUntil: row.watch_until === null ? undefined : iso(row.watch_until),
     }));
   }
 
   /**
    * Records a change of status, told in the thread and on the card; false when another process
-   * recorded it first (or it is no longer followed), which then tells nothing.
+   * recorded it first (or it is no longer followed), which then tells nothing. A success is
+   * watched for a return for `returnWindowMs`.
    */
   async recordChange(
     requestId: number,
-    from: string | undefined,
-    to: string,
-    final: boolean,
-    providerId: string | undefined,
+    change: {
+      from: string | undefined;
+      to: string;
+      outcome: StatusOutcome | undefined;
+      providerId: string | undefined;
+      returnWindowMs: number;
+    },
   ): Promise<boolean> {
     const rows = await this.#db.query(RECORD_CHANGE, [
       requestId,
-      from ?? null,
-      to,
-      final,
-      providerId ?? null,
+      change.from ?? null,
+      change.to,
+      change.outcome ?? null,
+      change.providerId ?? null,
+      change.returnWindowMs,
     ]);
     return rows.length > 0;
   }
@@ -278,6 +330,17 @@ export class FollowStore {
 
   async stopAtFinal(requestId: number, status: string): Promise<boolean> {
     return (await this.#db.query(STOP_AT_FINAL, [requestId, status])).length > 0;
+  }
+
+  /** Watches for a return a request whose last status `status` is a success not yet watched. */
+  async startWatching(requestId: number, status: string, returnWindowMs: number): Promise<boolean> {
+    return (await this.#db.query(START_WATCHING, [requestId, status, returnWindowMs])).length > 0;
+  }
+
+  /** Stops following the successes whose return window has passed; resolves with them. */
+  async stopWatched(): Promise<number[]> {
+    const rows = await this.#db.query<{ id: unknown }>(STOP_WATCHED);
+    return rows.map((row) => Number(row.id));
   }
 
   /** Settles this process's claims after a look, scheduling the next one. */

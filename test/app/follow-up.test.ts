@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Follower } from '../../src/app/follow-up.ts';
-import { DEFAULT_FINAL_STATUSES } from '../../src/domain/follow.ts';
+import { DEFAULT_FAILURE_STATUSES, DEFAULT_SUCCESS_STATUSES } from '../../src/domain/follow.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { PaymentsClient } from '../../src/payments/client.ts';
 import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
@@ -12,7 +12,7 @@ import { checks, newRequest, testCipher, testSigner } from '../helpers/requests.
 
 /**
  * The follower against the sandbox: a record found without its id, never guessed among several,
- * a status final from the start, and reads that fail.
+ * a failure from the start, a success watched for a return, and reads that fail.
  */
 
 let sandbox: PaymentsSandbox;
@@ -31,8 +31,12 @@ beforeAll(async () => {
     requests,
     client,
     keyScopes: ['read', 'payments:write'],
-    finalStatuses: new Set(DEFAULT_FINAL_STATUSES),
+    statuses: {
+      success: new Set(DEFAULT_SUCCESS_STATUSES),
+      failure: new Set(DEFAULT_FAILURE_STATUSES),
+    },
     followForMs: 7 * 24 * 3_600_000,
+    returnWindowMs: 60 * 24 * 3_600_000,
     // Every follow-up is due at every pass.
     intervalMs: 0,
     instanceId: 'test',
@@ -113,8 +117,8 @@ describe('the follower', () => {
     );
   });
 
-  it('stops at once, without a read, when the write’s answer was already final', async () => {
-    const { id } = await submitted('33.33', { providerId: 'po_x', providerStatus: 'Settled' });
+  it('stops at once, without a read, when the write’s answer was already a failure', async () => {
+    const { id } = await submitted('33.33', { providerId: 'po_x', providerStatus: 'Rejected' });
     // Only this one is open: a due look at the others would read the list for all.
     await database.db.query(
       "update follow_ups set stopped_reason = 'time_limit' where request_id <> $1",
@@ -124,6 +128,24 @@ describe('the follower', () => {
     await follower.followDue();
     expect(listReads()).toBe(before);
     expect((await requests.get(id))?.follow?.stoppedReason).toBe('final_status');
+  });
+
+  it('watches for a return a record whose write’s answer was already a success, and tells its return', async () => {
+    const { id, madeIds } = await submitted('35.35', { providerStatus: 'Settled' });
+    sandbox.setRecordStatus(madeIds[0] as string, 'Settled');
+    await follower.followDue();
+    const watched = (await requests.get(id))?.follow;
+    expect(watched?.stoppedReason).toBeUndefined();
+    expect(watched?.watchUntil).toEqual(expect.any(String));
+    expect(watched?.history.at(-1)).toMatchObject({ status: 'Settled', outcome: 'success' });
+    sandbox.setRecordStatus(madeIds[0] as string, 'returned');
+    await follower.followDue();
+    const returned = (await requests.get(id))?.follow;
+    expect(returned?.history.map(({ status, outcome }) => [status, outcome])).toEqual([
+      ['Settled', 'success'],
+      ['returned', 'failure'],
+    ]);
+    expect(returned?.stoppedReason).toBe('final_status');
   });
 
   it('keeps following through failed reads, saying why the last look learnt nothing', async () => {

@@ -442,7 +442,7 @@ describe('payops demo', () => {
       /── 2\/8[^\n]*\nalice@#payops> click 1\n@alice clicks \[1\] Approve\n[^\n]*\n {2}You requested this, so you cannot approve it/,
       /@bob clicks \[1\] Approve\n[\s\S]*?✅ Submitted to the provider, not settled\. Approved by @bob/,
       /Provider status changed: pending → processing\./,
-      /Provider status changed: processing → completed\. It is a final status/,
+      /Provider status changed: processing → completed\. It is a success; payops keeps watching it for a return or reversal/,
       /@carol submits Reject request #2\n[\s\S]*?🚫 Rejected by @carol [^:]+:\d\d:\d\d: Jane Roe was paid already this week/,
       /Payments are frozen \(incident drill\)[\s\S]*?@bob clicks \[7\] Approve\n[^\n]*\n {2}Payments are frozen \(incident drill\): your approval was not counted/,
       /Payments are unfrozen\.[\s\S]*?#3 was approved by @bob and submitted to the provider/,

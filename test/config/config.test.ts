@@ -437,23 +437,29 @@ describe('PAYOPS_REMIND_AFTER', () => {
 });
 
 describe('following submitted writes', () => {
-  it('defaults to the usual final statuses, seven days and a read a minute', () => {
+  it('defaults to the usual success and failure statuses, seven days, a 60-day return window and a read a minute', () => {
     const { follow } = loadConfig(bot);
-    expect([...follow.finalStatuses]).toEqual(
-      expect.arrayContaining(['completed', 'settled', 'returned', 'canceled', 'cancelled']),
+    expect([...follow.statuses.success]).toEqual(['completed', 'settled', 'paid']);
+    expect([...follow.statuses.failure]).toEqual(
+      expect.arrayContaining(['failed', 'returned', 'reversed', 'canceled', 'cancelled']),
     );
     expect(follow.forMs).toBe(7 * 24 * 3_600_000);
+    expect(follow.returnWindowMs).toBe(60 * 24 * 3_600_000);
     expect(follow.intervalMs).toBe(60_000);
   });
 
-  it('reads final statuses case-insensitively and durations in days, hours, minutes or seconds', () => {
+  it('reads statuses case-insensitively and durations in days, hours, minutes or seconds', () => {
     const { follow } = loadConfig({
       ...bot,
-      PAYOPS_FINAL_STATUSES: ' Completed , FUNDS_RETURNED,paid out ',
+      PAYOPS_SUCCESS_STATUSES: ' Completed , paid out ',
+      PAYOPS_FAILURE_STATUSES: 'FUNDS_RETURNED,failed',
+      PAYOPS_RETURN_WINDOW: '90d',
       PAYOPS_FOLLOW_FOR: '36h',
       PAYOPS_FOLLOW_INTERVAL_MS: '5000',
     });
-    expect([...follow.finalStatuses]).toEqual(['completed', 'funds_returned', 'paid out']);
+    expect([...follow.statuses.success]).toEqual(['completed', 'paid out']);
+    expect([...follow.statuses.failure]).toEqual(['funds_returned', 'failed']);
+    expect(follow.returnWindowMs).toBe(90 * 24 * 3_600_000);
     expect(follow.forMs).toBe(36 * 3_600_000);
     expect(follow.intervalMs).toBe(5_000);
     expect(loadConfig({ ...bot, PAYOPS_FOLLOW_FOR: '30m' }).follow.forMs).toBe(1_800_000);
@@ -463,19 +469,35 @@ describe('following submitted writes', () => {
     expect(
       botProblems({
         ...bot,
-        PAYOPS_FINAL_STATUSES: 'completed,<!channel>',
+        PAYOPS_FAILURE_STATUSES: 'failed,<!channel>',
         PAYOPS_FOLLOW_FOR: '7 days',
         PAYOPS_FOLLOW_INTERVAL_MS: '1m',
       }),
     ).toEqual([
-      'PAYOPS_FINAL_STATUSES: entry 2 is not a status word (letters, digits, spaces, _ . -; at most 64 characters)',
+      'PAYOPS_FAILURE_STATUSES: entry 2 is not a status word (letters, digits, spaces, _ . -; at most 64 characters)',
       'PAYOPS_FOLLOW_FOR must be a duration such as 30m, 2h or 1d (a whole number and s, m, h or d)',
       'PAYOPS_FOLLOW_INTERVAL_MS must be a whole number',
     ]);
-    expect(botProblems({ ...bot, PAYOPS_FINAL_STATUSES: ' , ' })).toEqual([
-      'PAYOPS_FINAL_STATUSES names no status: list the provider statuses after which a record no longer changes, e.g. completed,failed,returned',
+    expect(botProblems({ ...bot, PAYOPS_SUCCESS_STATUSES: ' , ' })).toEqual([
+      'PAYOPS_SUCCESS_STATUSES names no status: list the provider statuses after which the money reached its destination, e.g. completed,paid',
+    ]);
+    expect(
+      botProblems({
+        ...bot,
+        PAYOPS_RETURN_WINDOW: '181d',
+      }),
+    ).toEqual(['PAYOPS_RETURN_WINDOW must be between 1m and 180d']);
+    expect(botProblems({ ...bot, PAYOPS_SUCCESS_STATUSES: 'completed,Returned' })).toEqual([
+      'PAYOPS_SUCCESS_STATUSES and PAYOPS_FAILURE_STATUSES both list returned: a status is a success or a failure, not both',
     ]);
     expect(botProblems({ ...bot, PAYOPS_FOLLOW_FOR: '91d' })).toHaveLength(1);
+  });
+
+  it('refuses PAYOPS_FINAL_STATUSES, saying what replaced it', () => {
+    expect(botProblems({ ...bot, PAYOPS_FINAL_STATUSES: 'completed,failed' })).toEqual([
+      'PAYOPS_FINAL_STATUSES is replaced by PAYOPS_SUCCESS_STATUSES and PAYOPS_FAILURE_STATUSES (a success is watched for a return for PAYOPS_RETURN_WINDOW): put its statuses in those two and remove it',
+    ]);
+    expect(botProblems({ ...bot, PAYOPS_FINAL_STATUSES: '' })).toEqual([]);
     expect(botProblems({ ...bot, PAYOPS_FOLLOW_FOR: '10s' })).toHaveLength(1);
   });
 });

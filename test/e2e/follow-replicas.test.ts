@@ -38,7 +38,7 @@ describe.skipIf(!onPostgres)('two replicas following one payout', () => {
     await Promise.all([sandbox?.close(), slack?.close(), database?.drop()]);
   });
 
-  it('tells each change once, in order, and stops at a final status', {
+  it('tells each change once, in order, watches a success for a return, and stops at a failure', {
     timeout: 60_000,
   }, async () => {
     const env = payopsEnvironment(sandbox, slack, {
@@ -62,7 +62,7 @@ describe.skipIf(!onPostgres)('two replicas following one payout', () => {
     );
     const payoutId = row?.provider_id as string;
 
-    for (const status of ['processing', 'in_review', 'settled']) {
+    for (const status of ['processing', 'in_review', 'settled', 'reversed']) {
       expect(sandbox.setRecordStatus(payoutId, status)).toBe(true);
       await slack.waitFor(() => thread().some((text) => text.includes(`→ \`${status}\``)), {
         timeoutMs: 15_000,
@@ -72,7 +72,7 @@ describe.skipIf(!onPostgres)('two replicas following one payout', () => {
     // Both replicas keep looking for a while: nothing more is told, and no list is read.
     await sleep(INTERVAL_MS * 10);
     const reads = sandbox.requests.filter((r) => r.operationId === 'listPayouts').length;
-    sandbox.setRecordStatus(payoutId, 'reversed');
+    sandbox.setRecordStatus(payoutId, 'completed');
     await sleep(INTERVAL_MS * 10);
     expect(sandbox.requests.filter((r) => r.operationId === 'listPayouts').length).toBe(reads);
 
@@ -81,13 +81,16 @@ describe.skipIf(!onPostgres)('two replicas following one payout', () => {
       expect.stringContaining('submitted to the provider (not settled)'),
       expect.stringContaining('`pending` → `processing`'),
       expect.stringContaining('`processing` → `in_review`'),
-      expect.stringContaining('`in_review` → `settled`. It is a final status'),
+      expect.stringContaining('`in_review` → `settled`. It is a success'),
+      expect.stringContaining(
+        ':x: Provider status changed: `settled` → `reversed`. The payment came back',
+      ),
     ]);
     const [follow] = await database.db.query<{ stopped_reason: string; changes: unknown }>(
       `select stopped_reason, (select count(*) from audit_log where event = 'provider_status') as changes
          from follow_ups`,
     );
     expect(follow).toEqual({ stopped_reason: 'final_status', changes: expect.anything() });
-    expect(Number(follow?.changes)).toBe(3);
+    expect(Number(follow?.changes)).toBe(4);
   });
 });

@@ -183,7 +183,7 @@ describe('following a submitted payout to its final status', () => {
     });
   });
 
-  it('tells each change in the thread and on the card, in order and once, and stops at a final status', {
+  it('tells each change in the thread and on the card, in order and once, and stops at a failure status', {
     timeout: 60_000,
   }, async () => {
     const r = await rehearse();
@@ -203,14 +203,14 @@ describe('following a submitted payout to its final status', () => {
     expect(card(r, payout.ts)).toContain('Submitted to the provider, not settled.');
     await moveTo(r, payout, 'in_review');
     // Final, whatever its case.
-    await moveTo(r, payout, 'Completed');
-    await r.slack.waitFor(() => card(r, payout.ts).includes('`Completed`'), { timeoutMs: 10_000 });
+    await moveTo(r, payout, 'Failed');
+    await r.slack.waitFor(() => card(r, payout.ts).includes('`Failed`'), { timeoutMs: 10_000 });
     expect(card(r, payout.ts)).toContain('(was `in_review`)');
 
     // Stopped: a later status is neither read nor told.
     await sleep(INTERVAL_MS * LOOKS);
     const readsAfterFinal = listReads(r);
-    r.sandbox.setRecordStatus(payout.payoutId, 'returned');
+    r.sandbox.setRecordStatus(payout.payoutId, 'completed');
     await sleep(INTERVAL_MS * LOOKS);
     expect(listReads(r)).toBe(readsAfterFinal);
 
@@ -223,18 +223,64 @@ describe('following a submitted payout to its final status', () => {
       ),
       expect.stringContaining('`processing` → `in_review`'),
       expect.stringContaining(
-        '`in_review` → `Completed`. It is a final status: payops no longer follows it.',
+        ':x: Provider status changed: `in_review` → `Failed`. It failed: payops no longer follows it.',
       ),
     ]);
     expect(card(r, payout.ts)).toContain('· final');
+    expect(card(r, payout.ts)).toContain(':x: `Failed`');
 
     const detail = await ask(r, `request ${payout.id}`, { userId: 'U0BOB' });
     expect(detail.shown).toContain('Provider status history');
-    const order = ['`pending`', '`processing`', '`in_review`', '`Completed` (final)'].map(
-      (status) => detail.shown.indexOf(status),
+    const order = ['`pending`', '`processing`', '`in_review`', '`Failed` (failure)'].map((status) =>
+      detail.shown.indexOf(status),
     );
     expect(order.every((at) => at >= 0)).toBe(true);
     expect([...order].sort((a, b) => a - b)).toEqual(order);
+  });
+
+  it('a payout completed then returned is told twice, in order, the return as loudly as a failure, and its card ends showing returned', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await rehearse();
+    const payout = await submittedPayout(r, 4321);
+    await moveTo(r, payout, 'completed');
+    await r.slack.waitFor(
+      () => card(r, payout.ts).includes('a success; payops watches for a return or reversal until'),
+      { timeoutMs: 10_000, description: 'the card showing the success watched' },
+    );
+    // A success is still read, at the same pace.
+    const readsAtSuccess = listReads(r);
+    await sleep(INTERVAL_MS * LOOKS);
+    expect(listReads(r)).toBeGreaterThan(readsAtSuccess);
+
+    await moveTo(r, payout, 'returned');
+    await r.slack.waitFor(() => card(r, payout.ts).includes('`returned`'), {
+      timeoutMs: 10_000,
+      description: 'the card showing the return',
+    });
+    const told = thread(r, payout.ts);
+    expect(told).toEqual([
+      expect.stringContaining('submitted to the provider (not settled)'),
+      expect.stringContaining(
+        'Provider status changed: `pending` → `completed`. It is a success; payops keeps watching it for a return or reversal until',
+      ),
+      expect.stringContaining(
+        ':x: Provider status changed: `completed` → `returned`. The payment came back after it showed `completed`: the payee may not have been paid. Check it at the provider.',
+      ),
+    ]);
+    expect(told[2]).toMatch(/^<@U0ALICE> #\d+ :x:/);
+    const shown = card(r, payout.ts);
+    expect(shown).toContain(':x: `returned`');
+    expect(shown).toContain('(was `completed`)');
+    expect(shown).toContain('final: it came back after `completed`');
+
+    // Ended at the return: a later status is neither read nor told.
+    await sleep(INTERVAL_MS * LOOKS);
+    const readsAfterReturn = listReads(r);
+    r.sandbox.setRecordStatus(payout.payoutId, 'completed');
+    await sleep(INTERVAL_MS * LOOKS);
+    expect(listReads(r)).toBe(readsAfterReturn);
+    expect(thread(r, payout.ts)).toHaveLength(3);
   });
 
   it('one read serves every followed payout, a failing read does not stop following, and a record that disappears is told once', {

@@ -32,6 +32,13 @@ describe.each(engines())('follow-ups on %s', (engine) => {
     return id;
   }
 
+  const DAY_MS = 86_400_000;
+
+  /** A change of status from `from` to `to`, a success or failure as `outcome` says. */
+  function change(from: string | undefined, to: string, outcome?: 'success' | 'failure') {
+    return { from, to, outcome, providerId: 'po_1', returnWindowMs: 60 * DAY_MS };
+  }
+
   async function notices(id: number): Promise<string[]> {
     const rows = await database.db.query<{ event: string }>(
       "select event from slack_outbox where request_id = $1 and kind = 'notice' order by id",
@@ -93,19 +100,19 @@ describe.each(engines())('follow-ups on %s', (engine) => {
     const replicas = [new FollowStore(database.db), new FollowStore(database.db)];
     const won = await Promise.all(
       replicas.flatMap((replica) =>
-        [1, 2, 3].map(() => replica.recordChange(id, 'pending', 'processing', false, 'po_1')),
+        [1, 2, 3].map(() => replica.recordChange(id, change('pending', 'processing'))),
       ),
     );
     expect(won.filter(Boolean)).toHaveLength(1);
     // The next change, from the status just recorded; a stale one (from pending again) is not.
-    expect(await follows.recordChange(id, 'processing', 'completed', true, 'po_1')).toBe(true);
-    expect(await follows.recordChange(id, 'pending', 'completed', true, 'po_1')).toBe(false);
+    expect(await follows.recordChange(id, change('processing', 'failed', 'failure'))).toBe(true);
+    expect(await follows.recordChange(id, change('pending', 'failed', 'failure'))).toBe(false);
 
     const request = await requests.get(id);
     expect(request?.follow?.history.map(({ status, final }) => ({ status, final }))).toEqual([
       { status: 'pending', final: undefined },
       { status: 'processing', final: undefined },
-      { status: 'completed', final: true },
+      { status: 'failed', final: true },
     ]);
     expect(request?.follow?.stoppedReason).toBe('final_status');
     expect(await notices(id)).toEqual(['submitted', 'provider_status:2', 'provider_status:3']);
@@ -114,10 +121,57 @@ describe.each(engines())('follow-ups on %s', (engine) => {
     );
     expect(audited.map((entry) => entry.detail)).toEqual([
       { from: 'pending', to: 'processing', final: false },
-      { from: 'processing', to: 'completed', final: true },
+      { from: 'processing', to: 'failed', final: true, outcome: 'failure' },
     ]);
     // Stopped: nothing more is recorded.
-    expect(await follows.recordChange(id, 'completed', 'returned', true, 'po_1')).toBe(false);
+    expect(await follows.recordChange(id, change('failed', 'returned', 'failure'))).toBe(false);
+  });
+
+  it('a success is followed on for the return window, a later return is told and ends it; a success never returned ends at the window', async () => {
+    const returned = await submitted();
+    expect(await follows.recordChange(returned, change('pending', 'completed', 'success'))).toBe(
+      true,
+    );
+    const watched = (await requests.get(returned))?.follow;
+    expect(watched?.stoppedReason).toBeUndefined();
+    expect(watched?.history.at(-1)).toMatchObject({ status: 'completed', outcome: 'success' });
+    const watchUntil = Date.parse(watched?.watchUntil ?? '');
+    expect(Math.abs(watchUntil - (Date.now() + 60 * DAY_MS))).toBeLessThan(60_000);
+    // Past the follow-up time it is still followed: a success is watched, not timed out.
+    await database.db.query(
+      "update follow_ups set started_at = now() - interval '8 days' where request_id = $1",
+      [returned],
+    );
+    expect(await follows.stopOverdue(7 * DAY_MS)).not.toContain(returned);
+    expect(await follows.recordChange(returned, change('completed', 'returned', 'failure'))).toBe(
+      true,
+    );
+    const ended = (await requests.get(returned))?.follow;
+    expect(ended?.stoppedReason).toBe('final_status');
+    expect(ended?.history.map(({ status, outcome }) => ({ status, outcome }))).toEqual([
+      { status: 'pending', outcome: undefined },
+      { status: 'completed', outcome: 'success' },
+      { status: 'returned', outcome: 'failure' },
+    ]);
+    expect(await notices(returned)).toEqual([
+      'submitted',
+      'provider_status:2',
+      'provider_status:3',
+    ]);
+
+    const kept = await submitted({ status: 201, providerId: 'po_2', providerStatus: 'completed' });
+    // Successful from the write's answer: watched from the first look, without a notice.
+    expect(await follows.startWatching(kept, 'completed', 60 * DAY_MS)).toBe(true);
+    expect(await follows.startWatching(kept, 'completed', 60 * DAY_MS)).toBe(false);
+    expect((await requests.get(kept))?.follow?.history.at(-1)?.outcome).toBe('success');
+    expect(await follows.stopWatched()).not.toContain(kept);
+    await database.db.query(
+      "update follow_ups set watch_until = now() - interval '1 second' where request_id = $1",
+      [kept],
+    );
+    expect(await follows.stopWatched()).toEqual([kept]);
+    expect((await requests.get(kept))?.follow?.stoppedReason).toBe('return_window');
+    expect(await notices(kept)).toEqual(['submitted']);
   });
 
   it('two replicas claiming at once share no follow-up, and a claim is settled by its holder only', async () => {
@@ -175,7 +229,7 @@ describe.each(engines())('follow-ups on %s', (engine) => {
     expect(await follows.stopOverdue(sevenDays)).toEqual([]);
     expect(await notices(id)).toEqual(['submitted', 'follow_stopped']);
     expect((await requests.get(id))?.follow?.stoppedReason).toBe('time_limit');
-    expect(await follows.recordChange(id, 'pending', 'completed', true, undefined)).toBe(false);
+    expect(await follows.recordChange(id, change('pending', 'failed', 'failure'))).toBe(false);
   });
 
   it('a last status that turns out final stops following without another notice', async () => {

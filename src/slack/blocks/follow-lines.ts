@@ -11,21 +11,37 @@ import { code, dateText, escapeMrkdwn, freeText, inlineText } from './format.ts'
 export function providerStatusLine(follow: ProviderFollow): string {
   const last = follow.history.at(-1);
   const before = follow.history.at(-2);
+  // A failure, a return after a success above all, is as loud on the card as in the thread.
+  const loud = last?.outcome === 'failure' ? ':x: ' : '';
   const seen = last
-    ? `${code(last.status)} · ${ago(last.seenAt)}${before ? ` (was ${code(before.status)})` : ''}`
+    ? `${loud}${code(last.status)} · ${ago(last.seenAt)}${before ? ` (was ${code(before.status)})` : ''}`
     : 'not seen yet';
   return `*Provider status:* ${seen} · ${followingText(follow)}`;
 }
 
 function followingText(follow: ProviderFollow): string {
-  if (follow.stoppedReason === 'final_status') return 'final';
+  if (follow.stoppedReason === 'final_status') {
+    const success = successBefore(follow, follow.history.length - 1);
+    return success ? `final: it came back after ${code(success.status)}` : 'final';
+  }
+  if (follow.stoppedReason === 'return_window') {
+    return 'final: no return or reversal seen in the return window';
+  }
   if (follow.stoppedReason === 'time_limit') {
     return `no longer followed: no final status after ${spanText(follow)}`;
   }
   const missing = follow.disappearedAt
     ? `:warning: no longer listed at the provider since ${ago(follow.disappearedAt)}; `
     : '';
+  if (follow.watchUntil) {
+    return `${missing}a success; payops watches for a return or reversal until ${when(follow.watchUntil)}`;
+  }
   return `${missing}payops reads the provider's list until it shows a final status`;
+}
+
+/** The last success seen before the `index`-th status, if any: what a failure then undoes. */
+function successBefore(follow: ProviderFollow, index: number) {
+  return follow.history.slice(0, index).findLast((seen) => seen.outcome === 'success');
 }
 
 /**
@@ -46,6 +62,16 @@ export function followNoticeText(
       const change = before
         ? `Provider status changed: ${code(before.status)} → ${code(now.status)}.`
         : `Provider status: ${code(now.status)} (first seen at the provider).`;
+      if (now.outcome === 'failure') {
+        const success = successBefore(follow, parsed.seen - 1);
+        return success
+          ? `:x: ${change} The payment came back after it showed ${code(success.status)}: the payee may not have been paid. Check it at the provider.`
+          : `:x: ${change} It failed: payops no longer follows it. Check it at the provider.`;
+      }
+      if (now.outcome === 'success') {
+        const until = follow.watchUntil ? ` until ${when(follow.watchUntil)}` : '';
+        return `${change} It is a success; payops keeps watching it for a return or reversal${until}.`;
+      }
       return now.final
         ? `${change} It is a final status: payops no longer follows it.`
         : `${change} payops keeps following it.`;
@@ -60,7 +86,8 @@ export function followNoticeText(
 /** `/pay request N`: every status seen, and how following stands. */
 export function providerHistoryLines(follow: ProviderFollow): string[] {
   const seen = follow.history.map(
-    (entry) => `• ${when(entry.seenAt)} ${code(entry.status)}${entry.final ? ' (final)' : ''}`,
+    (entry) =>
+      `• ${when(entry.seenAt)} ${code(entry.status)}${entry.outcome ? ` (${entry.outcome})` : entry.final ? ' (final)' : ''}`,
   );
   const id = follow.providerId ? ` ${code(follow.providerId)}` : '';
   const lastLook = follow.lastCheckedAt ? ` Last look ${when(follow.lastCheckedAt)}` : '';

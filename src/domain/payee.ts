@@ -72,7 +72,7 @@ export function recipientAccountOf(record: Readonly<Record<string, unknown>>): s
       (entry): entry is [string, string] => typeof entry[1] === 'string',
     ),
   );
-  const shown = [...ACCOUNT_FIELDS, ...ROUTING_FIELDS].map((name) => fields[name]?.trim());
+  const shown = [...BANKING_FIELDS].map((name) => fields[name]?.trim());
   if (!firstOf(fields, ACCOUNT_FIELDS) || shown.some((value) => value && !isWhole(value))) {
     return undefined;
   }

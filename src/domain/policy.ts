@@ -460,7 +460,7 @@ export class ApproverShortageError extends Error {
 const NOT_PENDING: Readonly<Record<Exclude<RequestStatus, 'pending'>, string>> = {
   executing: 'is already approved and being executed',
   submitted: 'was already approved and submitted',
-  failed: 'was already approved, and the provider refused it',
+  failed: 'was already approved and was not executed',
   unknown: 'was already approved and executed, with an unknown outcome',
   rejected: 'was rejected',
   cancelled: 'was cancelled',

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SANDBOX_IDS, SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
-import { EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';
+import { clientFor, EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';
 import { ask, requestPayout } from '../helpers/slack.ts';
 
 /**
@@ -204,5 +204,35 @@ describe('§3.3: a name mixing scripts word by word is accepted, with a warning'
       '*Beneficiary:* mixes scripts: Greek, Latin — check for look-alike letters before approving.',
     );
     expect(card).toContain('"text":"Ελένη Smith"');
+  });
+});
+
+/** Doubled punctuation where a sentence joins quoted text: `sent..`, `there.:`. */
+const DOUBLED_PUNCTUATION = /[.!?:][.:](?!\.)/;
+
+describe('§4: a write payops stops before the call is told as stopped, never as refused or sent', () => {
+  it('the balance re-check: the wallet was drained between request and approval', async () => {
+    const wallet = SANDBOX_IDS.wallet.polygonPetty;
+    const { id, ts } = await requestPayout(r, { ...PAYOUT, wallet_id: wallet, amount: '40.00' });
+    // Another payout from the same wallet, straight at the provider: 42.75 USDC become 37.75.
+    const provider = clientFor(r.sandbox.url);
+    await provider.call('createPayout', { body: { ...PAYOUT, wallet_id: wallet, amount: '5.00' } });
+    await provider.close();
+    const payoutCalls = () =>
+      r.sandbox.requests.filter((call) => call.operationId === 'createPayout').length;
+    const callsBefore = payoutCalls();
+    await approveAsBob(ts);
+    const card = await cardWhen(ts, /nothing was/);
+    const thread = await threadWhen(ts, /nothing was/);
+    const stored = await r.bot.store.get(id);
+    expect(stored?.status).toBe('failed');
+    expect(payoutCalls()).toBe(callsBefore);
+    expect(card).toContain('*payops stopped it before sending: nothing was sent.*');
+    expect(thread.at(-1)).toContain('payops stopped it before sending, so nothing was sent');
+    for (const shown of [card, ...thread]) {
+      expect(shown).not.toMatch(/provider refused|refused by the provider/);
+      expect(shown).not.toMatch(/\bsent <!date/);
+      expect(shown).not.toMatch(DOUBLED_PUNCTUATION);
+    }
   });
 });

@@ -28,6 +28,7 @@ import {
   context as contextBlock,
   counted,
   dateText,
+  endSentence,
   escapeMrkdwn,
   type Fact,
   factSections,
@@ -255,11 +256,15 @@ function fallbackText(request: PaymentRequest): string {
   const amount = amountOf(fieldsOf(request));
   const what = amount ? ` of ${truncate(amountText(amount.amount, amount.currency), 80)}` : '';
   const summary = escapeMrkdwn(OPERATIONS[request.operationId].summary);
-  return `#${request.id} ${summary}${what} requested by ${person(request.requesterId)}: ${STATUS_WORDS[request.status]}`;
+  return `#${request.id} ${summary}${what} requested by ${person(request.requesterId)}: ${statusWords(request)}`;
 }
 
 /** A few words per status, for fallback texts and lists. */
-export const STATUS_WORDS: Readonly<Record<RequestStatus, string>> = {
+export function statusWords(request: PaymentRequest): string {
+  return stoppedBeforeSending(request) ? STOPPED_WORDS : STATUS_WORDS[request.status];
+}
+
+const STATUS_WORDS: Readonly<Record<RequestStatus, string>> = {
   pending: 'waiting for approval',
   executing: 'executing',
   submitted: 'submitted to the provider, not settled',
@@ -269,6 +274,16 @@ export const STATUS_WORDS: Readonly<Record<RequestStatus, string>> = {
   cancelled: 'cancelled',
   expired: 'expired',
 };
+const STOPPED_WORDS = 'stopped by payops before sending, nothing sent';
+
+/**
+ * A failed write the provider never answered: payops stopped it before the call (a balance
+ * re-check, a payload that no longer matches its seal, a freeze, a lost claim) or it never left
+ * this process. Only an answer (an HTTP status) is evidence that the provider refused it.
+ */
+export function stoppedBeforeSending(request: Pick<PaymentRequest, 'status' | 'outcome'>): boolean {
+  return request.status === 'failed' && !Number.isInteger(request.outcome?.status);
+}
 
 // ——— what exactly is asked ———
 
@@ -389,6 +404,9 @@ function textOf(value: unknown): string {
 export function statusText(request: PaymentRequest, now?: Date): string {
   if (request.status === 'pending' && pastExpiry(request, now)) {
     return `:hourglass: *Past its expiry time* (${when(request.expiresAt)}) with ${approvalsText(request)}: it can no longer be approved.`;
+  }
+  if (stoppedBeforeSending(request)) {
+    return `:octagonal_sign: *payops stopped it before sending: nothing was sent.* Approved by ${approvers(request)}; stopped ${when(request.updatedAt)}.${detailLine(request.outcome)}`;
   }
   return STATUS_TEXTS[request.status](request);
 }
@@ -592,7 +610,7 @@ export function renderRequesterConfirmation(
     blocks.push(section(statusText(request)));
   }
   return {
-    text: `Request #${request.id} created: ${STATUS_WORDS[request.status]}`,
+    text: `Request #${request.id} created: ${statusWords(request)}`,
     blocks,
   };
 }
@@ -632,7 +650,9 @@ export function renderThreadUpdate(
   event: string = request.status,
 ): { text: string } {
   const lead = `${person(request.requesterId)} #${request.id}`;
-  const line = isStatus(event) ? THREAD_LINES[event] : THREAD_LINES[request.status];
+  const status = isStatus(event) ? event : request.status;
+  const line =
+    status === 'failed' && stoppedBeforeSending(request) ? stoppedLine : THREAD_LINES[status];
   const told = followNoticeText(request.follow, event) ?? line(request);
   return { text: truncate(`${lead} ${told}`, 3000) };
 }
@@ -649,15 +669,25 @@ const THREAD_LINES: Readonly<Record<RequestStatus, (request: PaymentRequest) => 
   executing: (request) =>
     `was approved by ${approvers(request)} and is being sent to the provider now.`,
   submitted: (request) =>
-    `was approved by ${approvers(request)} and submitted to the provider (not settled)${colon(outcomeDetails(request.outcome))}.`,
+    endSentence(
+      `was approved by ${approvers(request)} and submitted to the provider (not settled)${colon(outcomeDetails(request.outcome))}`,
+    ),
   failed: (request) =>
-    `was approved by ${approvers(request)} but the provider refused it, so nothing was executed${colon(outcomeDetails(request.outcome))}.`,
+    endSentence(
+      `was approved by ${approvers(request)} but the provider refused it, so nothing was executed${colon(outcomeDetails(request.outcome))}`,
+    ),
   unknown: (request) =>
     `was approved by ${approvers(request)} but its outcome is unknown: do NOT resubmit. ${reconciliationText(request.reconciliation)}`,
   rejected: (request) => `was rejected by ${decider(request)}: ${reasonText(request)}`,
   cancelled: () => 'was cancelled by its requester.',
   expired: (request) => `expired with ${approvalsText(request)}: it can no longer be approved.`,
 };
+
+function stoppedLine(request: PaymentRequest): string {
+  return endSentence(
+    `was approved by ${approvers(request)} but payops stopped it before sending, so nothing was sent${colon(outcomeDetails(request.outcome))}`,
+  );
+}
 
 function colon(details: string): string {
   return details === '' ? '' : `: ${details}`;

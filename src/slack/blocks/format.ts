@@ -124,6 +124,16 @@ export function joinWithin(parts: readonly string[], separator: string, max: num
   return out;
 }
 
+/**
+ * `text` ended as a sentence: a full stop is added unless it already ends with one (or `!`,
+ * `?`, `…`), as quoted text often does — a provider's message, a person's reason. Every line
+ * that ends with text payops did not write goes through it, so none reads `sent..`.
+ */
+export function endSentence(text: string): string {
+  const trimmed = text.trimEnd();
+  return /[.!?…]$/.test(trimmed) ? trimmed : `${trimmed}.`;
+}
+
 /** `1 wallet`, `3 wallets`. */
 export function counted(count: number, singular: string, plural = `${singular}s`): string {
   return `${count} ${count === 1 ? singular : plural}`;

@@ -2,7 +2,7 @@ import type { PaymentRequest } from '../../domain/approval.ts';
 import type { ReminderEvent } from '../../domain/reminders.ts';
 import type { RoleMembers } from '../../domain/roles.ts';
 import { type FreezeNotice, person, requestTitle, when } from './approval-card.ts';
-import { escapeMrkdwn, freeText, joinWithin, truncate } from './format.ts';
+import { endSentence, escapeMrkdwn, freeText, joinWithin, truncate } from './format.ts';
 
 /**
  * A pending request's reminder in its thread: it nudges the approvers who may still approve
@@ -24,7 +24,7 @@ export function renderReminder(
     const reason = freeText(freeze.reason, 300) || '_no reason given_';
     return {
       text: truncate(
-        `:octagonal_sign: ${what} is still waiting, with ${count}, but payments are frozen by ${person(freeze.by)} ${when(freeze.at)}: ${reason}. No approval can send it until \`/pay unfreeze\`, so nobody is asked to approve it now. ${expiry}.`,
+        `:octagonal_sign: ${what} is still waiting, with ${count}, but payments are frozen by ${person(freeze.by)} ${when(freeze.at)}: ${endSentence(reason)} No approval can send it until \`/pay unfreeze\`, so nobody is asked to approve it now. ${expiry}.`,
         3000,
       ),
     };

@@ -7,8 +7,8 @@ import {
   person,
   requestBlocks,
   requestTitle,
-  STATUS_WORDS,
   statusText,
+  statusWords,
   when,
 } from './approval-card.ts';
 import { ago, providerHistoryLines } from './follow-lines.ts';
@@ -85,7 +85,7 @@ export function renderRequestDetail(
         `Payload fingerprint ${code(request.fingerprint)}`,
       ];
     },
-    text: () => `Request #${request.id}: ${STATUS_WORDS[request.status]}`,
+    text: () => `Request #${request.id}: ${statusWords(request)}`,
   });
 }
 

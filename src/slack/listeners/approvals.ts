@@ -10,7 +10,7 @@ import { checkFreeText } from '../../domain/free-text.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
-import { checksText, STATUS_WORDS } from '../blocks/approval-card.ts';
+import { checksText, statusWords } from '../blocks/approval-card.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { parseHomeButton } from '../blocks/home.ts';
 import {
@@ -84,7 +84,7 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
           home: button.shown,
         });
         if (result.kind !== 'executed') return approvalAnswer(deps, button.id, result);
-        return `Your approval of #${button.id} completed it: payops made its one call to the provider (${STATUS_WORDS[result.request.status]}). Its approval message and your Home show what follows.`;
+        return `Your approval of #${button.id} completed it: ${statusWords(result.request)}. Its approval message and your Home show what follows.`;
       });
     },
   );

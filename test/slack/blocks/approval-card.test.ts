@@ -521,6 +521,63 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
   });
 });
 
+describe('a write payops stopped before its one call', () => {
+  /** What payops records when it stops a write: no HTTP status, since the provider never answered. */
+  const STOPS = [
+    "The wallet's balance is now too low (37.75 USDC available, less than the 40.00 requested): nothing was sent. Make a new request when the funds are there.",
+    'The stored payload or its approvals no longer match what was approved; nothing was sent.',
+    'Payments were frozen before it was sent: nothing was sent.',
+    'it was never sent: payops stopped or failed between the claim and the call. Nothing was sent; make a new request if it is still wanted.',
+  ];
+
+  it.each(STOPS)(
+    'says payops stopped it, never that the provider refused it or that it was sent: %s',
+    (message) => {
+      const stopped = request({ ...APPROVED, status: 'failed', outcome: { message } });
+      const { text } = card(stopped);
+      const thread = renderThreadUpdate(stopped).text;
+      expect(text).toContain(
+        '*payops stopped it before sending: nothing was sent.* Approved by <@U02>; stopped <!date',
+      );
+      expect(thread).toContain(
+        'was approved by <@U02> but payops stopped it before sending, so nothing was sent:',
+      );
+      expect(renderApprovalCard(stopped, { now: NOW }).text).toContain(
+        'stopped by payops before sending, nothing sent',
+      );
+      for (const shown of [text, thread]) {
+        expect(shown).not.toMatch(/refused|\bsent <!date/);
+      }
+    },
+  );
+
+  it("a refusal is the provider's only when it answered: an HTTP status", () => {
+    const refused = request({
+      ...APPROVED,
+      status: 'failed',
+      outcome: { status: 422, message: 'no' },
+    });
+    expect(card(refused).text).toContain('*The provider refused it: nothing was executed.*');
+    expect(renderThreadUpdate(refused).text).toContain('but the provider refused it');
+  });
+
+  it('no line doubles its punctuation where it ends with text payops did not write', () => {
+    for (const ending of ['there.', 'really?', 'stop!', 'cut…', 'plain']) {
+      for (const status of ['submitted', 'failed', 'unknown'] as const) {
+        for (const outcome of [
+          { message: `the provider said ${ending}` },
+          { status: 422, message: ending },
+        ]) {
+          const decided = request({ ...APPROVED, status, outcome });
+          for (const shown of [card(decided).text, renderThreadUpdate(decided).text]) {
+            expect(shown).not.toMatch(/[.!?…][.:]/);
+          }
+        }
+      }
+    }
+  });
+});
+
 describe('renderRequesterConfirmation', () => {
   it('names the approvals channel, says what happens next, and offers Cancel while pending', () => {
     const message = renderRequesterConfirmation(request(), 'C0APPROVALS');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBot, startBot } from '../../src/bot.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
+import { startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
 import { SANDBOX_IDS } from '../../src/sandbox/payments-data.ts';
 import { type Rehearsal, rehearsalEnv } from '../../src/sandbox/rehearsal.ts';
 import { startSlackEmulation } from '../../src/sandbox/slack.ts';

@@ -224,45 +224,39 @@ const STOP_OVERDUE = `
 const onLastSeen = (key: string, value: string) => `case when jsonb_array_length(history) = 0
   then history else jsonb_set(history, array[(jsonb_array_length(history) - 1)::text, '${key}'], ${value}) end`;
 
-/** $1's last status $2, seen again, is a failure: following stops without a new notice. */
-const STOP_AT_FINAL = `
-  with stopped as (
-    update follow_ups
-       set stopped_reason = 'final_status', stopped_at = now(), claimed_by = null, claimed_until = null,
-           history = ${onLastSeen('final', "'true'")}
-     where request_id = $1 and last_status = $2 and stopped_reason is null
+/** An update of `follow_ups` (`set`, `where`) whose rows' cards are redrawn; selects their ids. */
+const withCardsRedrawn = (set: string, where: string) => `
+  with changed as (
+    update follow_ups set ${set} where ${where}
     returning request_id as id
   ), redraw as (
-    ${enqueueCardUpdate('stopped')}
+    ${enqueueCardUpdate('changed')}
   )
-  select id from stopped`;
+  select id from changed`;
+
+/** Ended now, its claim let go. */
+const ENDED = 'stopped_at = now(), claimed_by = null, claimed_until = null';
+
+/** $1's last status $2, seen again, is a failure: following stops without a new notice. */
+const STOP_AT_FINAL = withCardsRedrawn(
+  `stopped_reason = 'final_status', ${ENDED}, history = ${onLastSeen('final', "'true'")}`,
+  'request_id = $1 and last_status = $2 and stopped_reason is null',
+);
 
 /**
  * $1's last status $2, seen again, is a success not yet watched (the write's answer said so):
  * followed for a return for $3 ms from now, without a new notice.
  */
-const START_WATCHING = `
-  with watched as (
-    update follow_ups
-       set watch_until = now() + ${ms(3)}, history = ${onLastSeen('outcome', `'"success"'`)}
-     where request_id = $1 and last_status = $2 and watch_until is null and stopped_reason is null
-    returning request_id as id
-  ), redraw as (
-    ${enqueueCardUpdate('watched')}
-  )
-  select id from watched`;
+const START_WATCHING = withCardsRedrawn(
+  `watch_until = now() + ${ms(3)}, history = ${onLastSeen('outcome', `'"success"'`)}`,
+  'request_id = $1 and last_status = $2 and watch_until is null and stopped_reason is null',
+);
 
 /** Following ends for successes watched to the end of their return window: the card says so. */
-const STOP_WATCHED = `
-  with stopped as (
-    update follow_ups
-       set stopped_reason = 'return_window', stopped_at = now(), claimed_by = null, claimed_until = null
-     where stopped_reason is null and watch_until <= now()
-    returning request_id as id
-  ), redraw as (
-    ${enqueueCardUpdate('stopped')}
-  )
-  select id from stopped`;
+const STOP_WATCHED = withCardsRedrawn(
+  `stopped_reason = 'return_window', ${ENDED}`,
+  'stopped_reason is null and watch_until <= now()',
+);
 
 export class FollowStore {
   readonly #db: Database;

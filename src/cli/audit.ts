@@ -8,7 +8,7 @@ Checks the whole audit log's hash chain with PAYOPS_SIGNING_KEY: every row's sea
 the row before. Names each row edited, deleted or inserted, and prints the chain's head (its last
 position and seal): keep it somewhere else, to tell later that no rows were cut from the end.
 Exit codes: 0 intact, 1 tampered with, 2 the configuration is invalid, 3 the store could not
-be read (nothing was checked).`;
+be read, or there is none where the configuration says (nothing was checked; none is created).`;
 
 export const flags: readonly string[] = ['verify'];
 

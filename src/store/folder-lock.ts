@@ -30,6 +30,10 @@ import type { Logger } from '../logger.ts';
 export const HEARTBEAT_MS = 2_000;
 export const STALE_MS = 20_000;
 
+/** The store's folder and files are its owner's alone: they hold payloads and the audit log. */
+export const OWNER_ONLY_FOLDER = 0o700;
+export const OWNER_ONLY_FILE = 0o600;
+
 export interface FolderLockOptions {
   /** How often the holder renews its lock. */
   heartbeatMs?: number;
@@ -88,7 +92,7 @@ export async function lockDataDir(
   const heartbeatMs = options.heartbeatMs ?? HEARTBEAT_MS;
   const staleMs = options.staleMs ?? STALE_MS;
   if (staleMs < 4 * heartbeatMs) throw new Error('the stale bound must be at least 4 heartbeats');
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(dataDir, { recursive: true, mode: OWNER_ONLY_FOLDER });
   const lockPath = join(dataDir, 'payops.lock');
   const kernelFd = options.kernelLock === false ? undefined : takeKernelLock(lockPath);
   if (kernelFd === 'busy') throw new DataDirLocked(dataDir, describe(readText(lockPath)));
@@ -244,7 +248,7 @@ function holding(
       mine.beat++;
       mine.beatAt = new Date().toISOString();
       const next = `${lockPath}.${mine.owner}.new`;
-      writeFileSync(next, JSON.stringify(mine));
+      writeFileSync(next, JSON.stringify(mine), { mode: OWNER_ONLY_FILE });
       renameSync(next, lockPath);
     } catch (error) {
       if (sinceRenewal() >= staleMs / 2) {
@@ -284,7 +288,7 @@ function holding(
  * On `payops.lock.kernel`, which is never removed, so that every process locks the same file.
  */
 function takeKernelLock(lockPath: string): number | 'busy' | undefined {
-  const fd = openSync(`${lockPath}.kernel`, 'a');
+  const fd = openSync(`${lockPath}.kernel`, 'a', OWNER_ONLY_FILE);
   const result = spawnSync('flock', ['-x', '-n', '3'], {
     stdio: ['ignore', 'ignore', 'ignore', fd],
   });
@@ -298,7 +302,7 @@ function takeKernelLock(lockPath: string): number | 'busy' | undefined {
 function createExclusive(path: string, text: string): boolean {
   let fd: number;
   try {
-    fd = openSync(path, 'wx');
+    fd = openSync(path, 'wx', OWNER_ONLY_FILE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
     throw error;

@@ -1,12 +1,28 @@
 import { once } from 'node:events';
-import { existsSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, resolve } from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { firstMessage, forkModule } from '../lib/run-module.ts';
 import type { Logger } from '../logger.ts';
 import type { Database, Queryable } from './database.ts';
-import { type FolderLock, type FolderLockOptions, lockDataDir } from './folder-lock.ts';
+import {
+  type FolderLock,
+  type FolderLockOptions,
+  lockDataDir,
+  OWNER_ONLY_FILE,
+  OWNER_ONLY_FOLDER,
+} from './folder-lock.ts';
 
 /**
  * Embedded PostgreSQL (PGlite) in a folder, locked for one process (two on one folder lose
@@ -27,10 +43,23 @@ export class StoreMissing extends Error {
   }
 }
 
+/** A folder that never held a store, where one must exist: nothing was created there. */
+export class NoStore extends StoreMissing {
+  constructor(readonly folder: string) {
+    super(
+      `There is no store in ${folder}, and PAYOPS_STORE_MUST_EXIST is true: check that the volume is mounted there. To create a new store on purpose, start once without PAYOPS_STORE_MUST_EXIST.`,
+    );
+    this.name = 'NoStore';
+  }
+}
+
 export interface PgliteOptions {
   /** Told, at warn level, when a new store is created and when a start waits for the lock. */
   logger?: Pick<Logger, 'warn'>;
-  /** Never create a store: a folder without one refuses to start (a volume not mounted). */
+  /**
+   * Never create a store: a folder without one refuses to start (a volume not mounted), and
+   * nothing is written there, not even the folder or its lock.
+   */
   mustExist?: boolean;
   lock?: FolderLockOptions;
 }
@@ -41,10 +70,15 @@ export async function openPglite(
   options: PgliteOptions = {},
 ): Promise<Database> {
   if (!dataDir) return pgliteDatabase(await PGlite.create({ postgresqlconf: PGLITE_CONFIG }));
+  const folder = resolve(dataDir);
+  // Before the lock: taking it creates the folder and its lock files.
+  if (options.mustExist) holdsStore(folder, true);
   const lock = await lockDataDir(dataDir, { logger: options.logger, ...options.lock });
   try {
-    const pgdata = await storeIn(dataDir, options);
-    return pgliteDatabase(await PGlite.create(pgdata, { postgresqlconf: PGLITE_CONFIG }), lock);
+    const pgdata = await storeIn(folder, options);
+    const pg = await PGlite.create(pgdata, { postgresqlconf: PGLITE_CONFIG });
+    restrictToOwner(folder);
+    return pgliteDatabase(pg, lock);
   } catch (error) {
     lock.release();
     throw error;
@@ -52,33 +86,25 @@ export async function openPglite(
 }
 
 /**
- * The folder's `pgdata`, created if the folder never held a store. One that held a store and
- * has none now (its marker, or an empty `pgdata`) refuses: a new empty store there would hide
- * that its history and holds are gone, from this start and every later one.
+ * Takes every permission from group and others on `path` and all it holds: PGlite copies its
+ * template files in world-writable, and PostgreSQL writes some files at start (its relation cache,
+ * through fopen) as the umask says. What it creates later it creates owner-only.
  */
-async function storeIn(dataDir: string, options: PgliteOptions): Promise<string> {
-  const folder = resolve(dataDir);
+function restrictToOwner(path: string): void {
+  const stat = lstatSync(path);
+  if (stat.isSymbolicLink()) return;
+  if ((stat.mode & 0o077) !== 0) chmodSync(path, stat.mode & 0o700);
+  if (!stat.isDirectory()) return;
+  for (const name of readdirSync(path)) restrictToOwner(join(path, name));
+}
+
+/** The folder's `pgdata`, created if the folder never held a store (unless it must exist). */
+async function storeIn(folder: string, options: PgliteOptions): Promise<string> {
   const pgdata = join(folder, 'pgdata');
   const marker = join(folder, STORE_MARKER);
-  const startAnew = 'To start anew with an empty store on purpose, remove';
-  if (existsSync(join(pgdata, 'PG_VERSION'))) {
+  if (holdsStore(folder, options.mustExist ?? false)) {
     if (!existsSync(marker)) markStore(marker);
     return pgdata;
-  }
-  if (existsSync(marker)) {
-    throw new StoreMissing(
-      `The data folder ${folder} held a payops store (${STORE_MARKER} is there) but its store ${pgdata} is missing. Check that the volume is mounted and complete. ${startAnew} ${marker}.`,
-    );
-  }
-  if (statSync(pgdata, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new StoreMissing(
-      `${pgdata} exists but holds no store (no PG_VERSION). Check that the volume is mounted and complete. ${startAnew} ${pgdata}.`,
-    );
-  }
-  if (options.mustExist) {
-    throw new StoreMissing(
-      `There is no store in ${folder}, and PAYOPS_STORE_MUST_EXIST is true: check that the volume is mounted there. To create a new store on purpose, start once without PAYOPS_STORE_MUST_EXIST.`,
-    );
   }
   options.logger?.warn(
     { dataDir: folder },
@@ -89,10 +115,36 @@ async function storeIn(dataDir: string, options: PgliteOptions): Promise<string>
   return pgdata;
 }
 
+/**
+ * Whether `folder` holds a store, reading only. One that held a store and has none now (its
+ * marker, or an empty `pgdata`) throws StoreMissing: a new empty store there would hide that
+ * its history and holds are gone, from this start and every later one. So does one that never
+ * held a store when it `mustExist` (NoStore).
+ */
+function holdsStore(folder: string, mustExist: boolean): boolean {
+  const pgdata = join(folder, 'pgdata');
+  const marker = join(folder, STORE_MARKER);
+  const startAnew = 'To start anew with an empty store on purpose, remove';
+  if (existsSync(join(pgdata, 'PG_VERSION'))) return true;
+  if (existsSync(marker)) {
+    throw new StoreMissing(
+      `The data folder ${folder} held a payops store (${STORE_MARKER} is there) but its store ${pgdata} is missing. Check that the volume is mounted and complete. ${startAnew} ${marker}.`,
+    );
+  }
+  if (statSync(pgdata, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new StoreMissing(
+      `${pgdata} exists but holds no store (no PG_VERSION). Check that the volume is mounted and complete. ${startAnew} ${pgdata}.`,
+    );
+  }
+  if (mustExist) throw new NoStore(folder);
+  return false;
+}
+
 function markStore(marker: string): void {
   writeFileSync(
     marker,
     `A payops store is in pgdata here (made ${new Date().toISOString()}); payops refuses to start if it goes missing.\n`,
+    { mode: OWNER_ONLY_FILE },
   );
 }
 
@@ -180,6 +232,8 @@ async function createApart(pgdata: string): Promise<void> {
   // ours by its name and removed here before trying again.
   const creating = `${pgdata}.creating`;
   rmSync(creating, { recursive: true, force: true });
+  // Owner-only before PGlite writes into it: its template files come world-writable.
+  mkdirSync(creating, { mode: OWNER_ONLY_FOLDER });
   // Killed if it hangs: the process must fail to start, not wait for ever holding the lock.
   const child = forkModule(import.meta.url, 'pglite-create', [creating], {
     timeoutMs: CREATE_TIMEOUT_MS,

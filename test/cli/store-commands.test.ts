@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { migrate } from '../../src/store/migrate.ts';
 import { openStore } from '../../src/store/open-store.ts';
 import { PayloadCipher } from '../../src/store/payload-cipher.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
+import { engines, freshDatabase } from '../helpers/db.ts';
 import { checks, newRequest } from '../helpers/requests.ts';
 
 /** `payops audit verify` and `payops rotate-key`, run as an operator would, on a stopped store. */
@@ -139,5 +141,86 @@ describe('payops rotate-key', () => {
       (await store.get(2))?.body,
     ]);
     expect(bodies.every((body) => body?.includes('"wallet_id"'))).toBe(true);
+  });
+});
+
+describe('a store tool where there is no store', () => {
+  /** `payops <args>` with `override` on the store's variables: its exit code and output. */
+  async function withoutStore(override: Record<string, string>, ...args: string[]) {
+    const saved = env;
+    env = { ...env, ...override };
+    try {
+      return await payops(...args);
+    } finally {
+      env = saved;
+    }
+  }
+
+  it.each(['audit verify', 'rotate-key'])(
+    'payops %s with a mistyped PAYOPS_DATA_DIR creates nothing, and exits 3',
+    { timeout: 60_000 },
+    async (command) => {
+      const mistyped = join(dataDir, 'dta', 'store');
+      const { code, output } = await withoutStore(
+        { PAYOPS_DATA_DIR: mistyped },
+        ...command.split(' '),
+      );
+      expect(output).toContain(
+        `there is no payops store in ${mistyped}: check PAYOPS_DATA_DIR. Nothing was written`,
+      );
+      expect(output).not.toMatch(/intact|re-encrypted/);
+      expect(code).toBe(3);
+      expect(existsSync(join(dataDir, 'dta'))).toBe(false);
+    },
+  );
+
+  it('writes nothing in an empty folder either: no lock, no store', {
+    timeout: 60_000,
+  }, async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'payops-no-store-'));
+    try {
+      const { code } = await withoutStore({ PAYOPS_DATA_DIR: empty }, 'audit', 'verify');
+      expect(code).toBe(3);
+      expect(readdirSync(empty)).toEqual([]);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(engines().includes('postgres'))(
+    'leaves an empty database empty, and exits 3',
+    { timeout: 60_000 },
+    async () => {
+      const database = await freshDatabase('postgres', { migrated: false });
+      try {
+        const { code, output } = await withoutStore(
+          { DATABASE_URL: database.url as string },
+          'audit',
+          'verify',
+        );
+        expect(output).toContain('there is no payops store in the database DATABASE_URL names');
+        expect(code).toBe(3);
+        const tables = await database.db.query(
+          "select 1 from information_schema.tables where table_schema = 'public'",
+        );
+        expect(tables).toEqual([]);
+      } finally {
+        await database.drop();
+      }
+    },
+  );
+});
+
+describe("the embedded store's files", () => {
+  it("are its owner's alone: the folder 0700, every file in it 0600", () => {
+    const open = (path: string): string[] =>
+      readdirSync(path, { withFileTypes: true }).flatMap((entry) => {
+        const inside = join(path, entry.name);
+        return entry.isDirectory() ? [inside, ...open(inside)] : [inside];
+      });
+    const everything = [dataDir, ...open(dataDir)];
+    expect(everything.length).toBeGreaterThan(100);
+    const shared = everything.filter((path) => (statSync(path).mode & 0o077) !== 0);
+    expect(shared).toEqual([]);
   });
 });

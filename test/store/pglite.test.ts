@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -6,7 +16,13 @@ import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { DataDirLocked, DataDirLockLost, lockDataDir } from '../../src/store/folder-lock.ts';
-import { openPglite, pgliteDatabase, STORE_MARKER, StoreMissing } from '../../src/store/pglite.ts';
+import {
+  NoStore,
+  openPglite,
+  pgliteDatabase,
+  STORE_MARKER,
+  StoreMissing,
+} from '../../src/store/pglite.ts';
 import { migrationVersions } from '../helpers/db.ts';
 
 function freshDir(): string {
@@ -108,7 +124,34 @@ describe('an empty folder where a store must exist', () => {
     );
     expect(existsSync(join(dir, 'pgdata'))).toBe(false);
     expect(existsSync(join(dir, 'pgdata.creating'))).toBe(false);
+    // Not even the lock's files.
+    expect(readdirSync(dir)).toEqual([]);
   });
+
+  it('that is not there is not created', async () => {
+    const missing = join(freshDir(), 'not', 'mounted');
+    await expect(openPglite(missing, { mustExist: true })).rejects.toThrow(NoStore);
+    expect(existsSync(join(missing, '..'))).toBe(false);
+  });
+});
+
+describe("the embedded store's folder", () => {
+  it("is its owner's alone once opened, whatever it was made with: no file others may read", async () => {
+    const dir = freshDir();
+    chmodSync(dir, 0o755);
+    const db = await openPglite(dir);
+    try {
+      await db.exec('create table sealed (secret text); insert into sealed values ($$x$$)');
+    } finally {
+      await db.close();
+    }
+    expect(statSync(dir).mode & 0o777).toBe(0o700);
+    const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).map((name) =>
+      join(dir, name),
+    );
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.filter((path) => (statSync(path).mode & 0o077) !== 0)).toEqual([]);
+  }, 60_000);
 });
 
 describe('the embedded store and its folder lock', () => {

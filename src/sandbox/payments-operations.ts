@@ -513,16 +513,15 @@ function recordMovement(
 /**
  * Sandbox's choice for the unshown lifecycle: the profile's first word (`pending`), its second
  * after one status step (`processing`), its third after two (`completed`); a payout to the
- * profile's returned account is `returned` a step later (its wallet is not credited back).
+ * profile's returned account is `returned` some steps later (its wallet is not credited back).
  * Computed on read, so no timer runs.
  */
 function statusOf(movement: Movement, { now, statusStepMs, profile }: OperationContext): string {
   if (movement.fixedStatus) return movement.fixedStatus;
   const steps = Math.max(0, Math.floor((now - movement.createdAt) / statusStepMs));
-  const { returnedAccount, lifecycle } = profile;
-  const returned =
-    returnedAccount !== undefined && movement.fields.beneficiary_account === returnedAccount;
-  if (returned && steps >= lifecycle.length) return RETURNED;
+  const { returns, lifecycle } = profile;
+  const returned = returns !== undefined && movement.fields.beneficiary_account === returns.account;
+  if (returned && steps >= lifecycle.length - 1 + returns.stepsAfterFinal) return RETURNED;
   return lifecycle[Math.min(steps, lifecycle.length - 1)] ?? lifecycle[0];
 }
 

@@ -54,10 +54,11 @@ export interface ProviderProfile {
   /** Statuses of a new payout or transfer: on creation, after one status step, after two. */
   lifecycle: readonly [string, string, string];
   /**
-   * Payouts to this account are `returned` by the bank one status step after they complete, as
-   * a provider's test account for returns is (ACH returns come days after completion).
+   * Payouts to `account` are `returned` by the bank `stepsAfterFinal` status steps after they
+   * reach the lifecycle's last word, as a provider's test account for returns is (ACH returns
+   * come days after completion).
    */
-  returnedAccount?: string;
+  returns?: { account: string; stepsAfterFinal: number };
   /** How its lists page and order their records (see `ListView`). */
   list: ListView;
   /** A deposit, transfer or payout, in a list and in a write's answer. */
@@ -131,7 +132,7 @@ export const PROFILES: Readonly<Record<ProfileName, ProviderProfile>> = {
     summary: 'USDC wallets paying out in fiat (USD over ACH); payout_id, epoch dates',
     payoutCurrency: 'fiat',
     lifecycle: ['pending', 'in_transit', 'paid'],
-    returnedAccount: '000111111113',
+    returns: { account: '000111111113', stepsAfterFinal: 8 },
     list: { pageSize: 2, paging: 'cursor' },
     record: ({ kind, id, fields, status, createdAt }) => ({
       [`${kind}_id`]: id,

@@ -13,9 +13,11 @@ export class JsonNumber {
   }
 }
 
-/** `JSON.stringify(value)`, with each `JsonNumber` written as its digits. */
+/** `JSON.stringify(value)` (a `Date` too), with each `JsonNumber` written as its digits. */
 export function jsonText(value: unknown): string {
   if (value instanceof JsonNumber) return value.digits;
+  const { toJSON } = (value ?? {}) as { toJSON?: unknown };
+  if (typeof toJSON === 'function') return jsonText(toJSON.call(value));
   if (Array.isArray(value)) return `[${value.map((item) => jsonText(item ?? null)).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
     const members = Object.entries(value).flatMap(([key, item]) =>

@@ -44,8 +44,9 @@ interface ChainRow {
 /**
  * Reads the whole log in chain order, a page at a time, and checks every seal and link: an
  * edited row, a deleted one (a gap, or a link to the wrong row), one inserted outside the chain
- * or without payops's key, and a cut tail (the head ahead of the last row) are each named. It
- * reads one snapshot: rows payops adds meanwhile are neither missing nor past the head.
+ * (no position, or one below 1 or past the head) or without payops's key, and a cut tail (the
+ * head ahead of the last row) are each named. It reads one snapshot: rows payops adds meanwhile
+ * are neither missing nor past the head.
  */
 export async function verifyAuditChain(db: Database, auditKey: Buffer): Promise<AuditVerification> {
   return db.transaction(async (tx) => {
@@ -62,12 +63,22 @@ async function verifySnapshot(db: Queryable, auditKey: Buffer): Promise<AuditVer
   };
   const seal = (message: string) => createHmac('sha256', auditKey).update(message).digest('hex');
 
-  const outside = await db.query<{ id: unknown }>(
-    'select id from audit_log where chain_seq is null order by id limit $1',
+  const [head] = await db.query<{ seq: unknown; hash: string }>(
+    'select seq, hash from audit_chain_head where id = 1',
+  );
+  const headSeq = Number(head?.seq ?? 0);
+
+  // The chain's positions run from 1 to the head: the walk below starts past 0.
+  const outside = await db.query<{ id: unknown; chain_seq: unknown }>(
+    'select id, chain_seq from audit_log where chain_seq is null or chain_seq < 1 order by id limit $1',
     [MAX_PROBLEMS],
   );
   for (const row of outside) {
-    report(`row id ${row.id} is outside the chain: inserted with its trigger disabled`);
+    report(
+      row.chain_seq === null
+        ? `row id ${row.id} is outside the chain: inserted with its trigger disabled`
+        : `row id ${row.id} is outside the chain: its chain position ${row.chain_seq} is below 1, where the chain starts`,
+    );
   }
 
   let rows = outside.length;
@@ -93,6 +104,11 @@ async function verifySnapshot(db: Queryable, auditKey: Buffer): Promise<AuditVer
           `row id ${id} does not follow row id ${previous.id}: a row between them was replaced`,
         );
       }
+      if (seq > headSeq) {
+        report(
+          `row id ${id} (chain position ${seq}) is past the chain's head (position ${headSeq})`,
+        );
+      }
       if (row.row_hash !== seal(row.message)) {
         report(`row id ${id} (chain position ${seq}) was changed, or written without payops's key`);
       }
@@ -101,10 +117,6 @@ async function verifySnapshot(db: Queryable, auditKey: Buffer): Promise<AuditVer
     if (page.length < PAGE_ROWS) break;
   }
 
-  const [head] = await db.query<{ seq: unknown; hash: string }>(
-    'select seq, hash from audit_chain_head where id = 1',
-  );
-  const headSeq = Number(head?.seq ?? 0);
   if (headSeq > previous.seq) {
     report(
       `the last ${headSeq - previous.seq} row(s) were deleted, after row id ${previous.id || 'none'} (the chain had reached position ${headSeq})`,

@@ -93,6 +93,26 @@ describe.each(engines())('the audit chain on %s', (engine) => {
     expect(result.problems).toContain(
       `the chain's head (position 9) does not match its last row id ${Number(last?.id) + 1}`,
     );
+    expect(result.problems).toContain(
+      `row id ${Number(last?.id) + 1} (chain position 10) is past the chain's head (position 9)`,
+    );
+  });
+
+  it('names rows forged at a chain position below 1, where the chain never goes', async () => {
+    await database.db.exec('alter table audit_log disable trigger audit_log_chained');
+    const forged = await database.db.query<{ id: unknown }>(
+      `insert into audit_log (actor, event, chain_seq, prev_hash, row_hash)
+       values ('U0MALLORY', 'approved', 0, '', 'y'), ('U0MALLORY', 'approved', -3, '', 'z')
+       returning id`,
+    );
+    await database.db.exec('alter table audit_log enable trigger audit_log_chained');
+    const result = await verifyAuditChain(keyed, KEY);
+    expect(result.ok).toBe(false);
+    expect(result.rows).toBe(11);
+    expect(result.problems).toEqual([
+      `row id ${forged[0]?.id} is outside the chain: its chain position 0 is below 1, where the chain starts`,
+      `row id ${forged[1]?.id} is outside the chain: its chain position -3 is below 1, where the chain starts`,
+    ]);
   });
 
   it('the wrong key finds every row unsealed', async () => {

@@ -176,8 +176,8 @@ function newRecordMatch(
   sentAt: number,
   attributedElsewhere: ReadonlySet<string>,
 ): MatchCandidate | undefined {
-  const created = createdTime(record);
-  if (created !== undefined && created < sentAt - CLOCK_SKEW_MS) return undefined;
+  const created = createdStamp(record);
+  if (created !== undefined && created.at < sentAt - CLOCK_SKEW_MS) return undefined;
   const { id } = recordIdentity(record);
   if (id !== undefined && attributedElsewhere.has(id)) return undefined;
   const compared = compareFields(record, fields);
@@ -188,8 +188,13 @@ function newRecordMatch(
     return undefined;
   }
   if (compared.strength === 0) return undefined;
+  // A time to the second stands for any moment of it: the call's own second counts as after it.
   const timing: Timing =
-    created === undefined ? 'undated' : created >= sentAt ? 'after_sending' : 'near_sending';
+    created === undefined
+      ? 'undated'
+      : created.at + created.resolution > sentAt
+        ? 'after_sending'
+        : 'near_sending';
   return candidateOf(record, compared, timing);
 }
 
@@ -207,7 +212,9 @@ function candidateOf(record: JsonRecord, compared: Compared, timing: Timing): Ma
 
 // ——— the fields a record shows ———
 
-type FieldKind = 'amount' | 'account' | 'routing' | 'address' | 'recipient' | 'text';
+type FieldKind = 'amount' | IdentifierKind | 'text';
+/** What identifies where money goes, recognised by what its name is made of. */
+type IdentifierKind = 'account' | 'routing' | 'address' | 'recipient';
 const DESTINATION_KINDS: readonly FieldKind[] = ['account', 'address', 'recipient'];
 
 const KIND_OF_FIELD: Readonly<Record<string, FieldKind>> = {
@@ -224,123 +231,224 @@ function kindOf(field: string): FieldKind {
   return KIND_OF_FIELD[field] ?? 'text';
 }
 
-/**
- * Names (lowercase, letters and digits only) a record may show a field under. A nested field is
- * named by its parent and its own key (`destination.account` → `destinationaccount`), and by
- * its own key alone under a parent that describes the destination (`bank_account.last4`).
- * Bare `account` or `address` is not among them: it may be the record's own, not the payee's.
- */
-const NAMES_OF_KIND: Readonly<Record<Exclude<FieldKind, 'text'>, readonly string[]>> = {
-  amount: ['amount', 'amountvalue', 'sourceamount'],
-  account: [
-    'accountnumber',
-    'accountno',
-    'beneficiaryaccount',
-    'beneficiaryaccountnumber',
-    'destinationaccount',
-    'destinationaccountnumber',
-    'recipientaccount',
-    'recipientaccountnumber',
-    'bankaccountnumber',
-    'maskedaccount',
-    'maskedaccountnumber',
-    'accountlast4',
-    'accountnumberlast4',
-    'last4',
-  ],
-  routing: ['routingnumber', 'beneficiaryrouting', 'beneficiaryroutingnumber', 'routing', 'aba'],
-  address: [
-    'destinationaddress',
-    'toaddress',
-    'recipientaddress',
-    'beneficiaryaddress',
-    'walletaddress',
-  ],
-  recipient: [
-    'externalaccountid',
-    'externalaccount',
-    'recipientid',
-    'beneficiaryid',
-    'destinationid',
-    'payeeid',
-  ],
-};
+function isIdentifier(kind: FieldKind): kind is IdentifierKind {
+  return kind !== 'amount' && kind !== 'text';
+}
 
+/** Names (lowercase, letters and digits only) a record may show an amount or a plain field under. */
+const AMOUNT_NAMES = ['amount', 'amountvalue', 'sourceamount'];
 const EXTRA_NAMES: Readonly<Record<string, readonly string[]>> = {
   wallet_id: ['sourcewalletid'],
   beneficiary_name: ['recipientname'],
   currency: ['amountcurrency'],
 };
 
-/** Parents whose keys describe the destination or the amount, never the source. */
-const DESTINATION_PARENTS = new Set([
+/** Parents whose keys describe the amount: `amount.value`, `money.currency`. */
+const AMOUNT_PARENTS = new Set(['amount', 'money']);
+const MAX_DEPTH = 4;
+
+function compact(name: string): string {
+  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+}
+
+/** `converted`: the record shows a source amount in another currency than the request's. */
+function namesOf(field: string, converted: boolean): readonly string[] {
+  const amountNames = converted
+    ? AMOUNT_NAMES.filter((name) => name !== 'sourceamount')
+    : AMOUNT_NAMES;
+  const byKind = kindOf(field) === 'amount' ? amountNames : [compact(field)];
+  return [...byKind, ...(EXTRA_NAMES[field] ?? [])];
+}
+
+// ——— names by what they are made of ———
+
+/** Words naming the side money goes to. */
+const DESTINATION_WORDS: ReadonlySet<string> = new Set([
   'destination',
   'beneficiary',
   'recipient',
   'payee',
   'to',
   'counterparty',
-  'externalaccount',
-  'bankaccount',
-  'bankdetails',
-  'account',
-  'amount',
-  'money',
+  'creditor',
+  'receiver',
+  'receiving',
+  'target',
+  'bank',
+  'external',
 ]);
-const MAX_DEPTH = 3;
+/** Those of them whose `id` is the destination's own id (a bank's id is not a recipient's). */
+const RECIPIENT_WORDS: ReadonlySet<string> = new Set([
+  'destination',
+  'beneficiary',
+  'recipient',
+  'payee',
+  'counterparty',
+  'creditor',
+  'receiver',
+  'external',
+]);
+/** Words naming the side money comes from: nothing under them is the destination's. */
+const SOURCE_WORDS: ReadonlySet<string> = new Set([
+  'source',
+  'from',
+  'sender',
+  'payer',
+  'origin',
+  'originator',
+  'originating',
+  'debtor',
+  'funding',
+  'debit',
+]);
+/** Words saying a value is shown only in part. */
+const MASK_WORDS: ReadonlySet<string> = new Set([
+  'masked',
+  'mask',
+  'last',
+  'four',
+  '4',
+  'digits',
+  'suffix',
+  'tail',
+  'ending',
+  'hint',
+  'redacted',
+  'truncated',
+  'partial',
+  'obfuscated',
+  'hidden',
+  'display',
+  'preview',
+]);
+/** `number` beside an account or a routing number says nothing more: `account_no`, `routing_number`. */
+const NUMBER = 'number';
+const ABBREVIATIONS: Readonly<Record<string, readonly string[]>> = {
+  acct: ['account'],
+  acc: ['account'],
+  accnt: ['account'],
+  acnt: ['account'],
+  iban: ['account', NUMBER],
+  no: [NUMBER],
+  num: [NUMBER],
+  nbr: [NUMBER],
+  nr: [NUMBER],
+  addr: ['address'],
+  aba: ['routing'],
+  rtn: ['routing'],
+  rtg: ['routing'],
+  bene: ['beneficiary'],
+  benef: ['beneficiary'],
+  bnf: ['beneficiary'],
+  dest: ['destination'],
+  dst: ['destination'],
+  recip: ['recipient'],
+  rcpt: ['recipient'],
+  cpty: ['counterparty'],
+  ext: ['external'],
+};
 
-function compact(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]/g, '');
+/** A key's words, abbreviations spelt out: `payeeAcctLast4` → payee, account, last, 4. */
+function wordsOf(key: string): string[] {
+  return key
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/([A-Za-z])(\d)|(\d)([A-Za-z])/g, '$1$3 $2$4')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== '')
+    .flatMap((word) => ABBREVIATIONS[word] ?? [word]);
 }
 
-function namesOf(field: string): readonly string[] {
-  const kind = kindOf(field);
-  const byKind = kind === 'text' ? [compact(field)] : NAMES_OF_KIND[kind];
-  return [...byKind, ...(EXTRA_NAMES[field] ?? [])];
+const namesSource = (words: readonly string[]) =>
+  words.some((word) => SOURCE_WORDS.has(word)) &&
+  !words.some((word) => DESTINATION_WORDS.has(word));
+const namesDestination = (words: readonly string[]) =>
+  !namesSource(words) && words.some((word) => DESTINATION_WORDS.has(word) || word === 'account');
+
+/**
+ * Which destination identifier a value shows, by the keys leading to it (outermost first): a
+ * request field's own words with any masking or abbreviating affix (`payee_acct_masked`,
+ * `account_number_last4`, `iban`), or only an affix (`last_four`, `number`) under parents that
+ * all name the destination (`destination`, `beneficiary.bank_account`). Undefined for anything
+ * else, under a source, or a bare `account`/`address`/`id` at the top: it may be the record's own.
+ */
+function identifierKind(path: readonly string[]): IdentifierKind | undefined {
+  const segments = path.map(wordsOf);
+  const key = segments.at(-1) ?? [];
+  const parents = segments.slice(0, -1);
+  if (namesSource(key) || !parents.every(namesDestination)) return undefined;
+  const named = parents.length > 0 || key.some((word) => DESTINATION_WORDS.has(word));
+  const masked = key.some((word) => MASK_WORDS.has(word));
+  const core = new Set(
+    key.filter((word) => !DESTINATION_WORDS.has(word) && !MASK_WORDS.has(word) && word !== NUMBER),
+  );
+  const only = (...words: string[]) =>
+    core.size === words.length && words.every((word) => core.has(word));
+  const ofRecipient = [...key, ...(parents.at(-1) ?? [])].some((word) => RECIPIENT_WORDS.has(word));
+  if ((only('id') || only('account', 'id')) && ofRecipient) return 'recipient';
+  if (only('account') && key.includes('external')) return 'recipient';
+  if (only('routing')) return 'routing';
+  if (only('address')) return named ? 'address' : undefined;
+  const qualified = masked || key.includes(NUMBER);
+  if (only('account')) return named || qualified ? 'account' : undefined;
+  if (core.size === 0) return masked || (named && qualified) ? 'account' : undefined;
+  return undefined;
 }
 
-interface Shown {
-  /** Top-level keys, and nested ones named with their parent (`destinationaccount`). */
-  named: Map<string, string[]>;
-  /** Keys under a parent that describes the destination, by their own name (`last4`). */
-  underDestination: Map<string, string[]>;
-}
-
-/** Every scalar of the record, under each name it may be shown by. */
-function shownValues(record: JsonRecord): Shown {
-  const shown: Shown = { named: new Map(), underDestination: new Map() };
-  const add = (map: Map<string, string[]>, name: string, value: string) =>
-    map.set(name, [...(map.get(name) ?? []), value]);
-  const walk = (object: JsonRecord, parent: string | undefined, depth: number) => {
-    for (const [key, value] of Object.entries(object)) {
-      const name = compact(key);
-      if (isRecord(value)) {
-        const describes = parent === undefined || DESTINATION_PARENTS.has(parent);
-        if (describes && depth < MAX_DEPTH) walk(value, name, depth + 1);
-        continue;
-      }
-      const text = scalarText(value);
-      if (text === undefined) continue;
-      add(shown.named, (parent ?? '') + name, text);
-      if (parent !== undefined && DESTINATION_PARENTS.has(parent)) {
-        add(shown.underDestination, name, text);
-      }
-    }
-  };
-  walk(record, undefined, 1);
-  return shown;
+/** A scalar the record shows, with the keys leading to it (outermost first). */
+interface Leaf {
+  path: string[];
+  value: string;
 }
 
 /**
- * The values a record shows for a field. A plain field (a currency, a name) is looked up by its
- * full name only: `destination.currency` may be another currency than the one debited.
+ * Every scalar of the record: at the top, in the record's objects, and deeper under parents that
+ * name the destination or the amount.
  */
-function valuesOf(shown: Shown, field: string): string[] {
-  const plain = kindOf(field) === 'text';
-  return namesOf(field).flatMap((name) => [
-    ...(shown.named.get(name) ?? []),
-    ...(plain ? [] : (shown.underDestination.get(name) ?? [])),
-  ]);
+function leavesOf(record: JsonRecord): Leaf[] {
+  const leaves: Leaf[] = [];
+  const walk = (object: JsonRecord, path: string[]) => {
+    for (const [key, value] of Object.entries(object)) {
+      if (isRecord(value)) {
+        const parent = path.at(-1);
+        const describes =
+          parent === undefined ||
+          namesDestination(wordsOf(parent)) ||
+          AMOUNT_PARENTS.has(compact(parent));
+        if (describes && path.length + 1 < MAX_DEPTH) walk(value, [...path, key]);
+        continue;
+      }
+      const text = scalarText(value);
+      if (text !== undefined) leaves.push({ path: [...path, key], value: text });
+    }
+  };
+  walk(record, []);
+  return leaves;
+}
+
+/**
+ * The values a record shows for a field. An identifier is recognised by its name's words
+ * (`identifierKind`); an amount or a plain field (a currency, a name) by its name, nested under
+ * its parent's (`amount.value` → `amountvalue`), an amount also under an amount's or the
+ * destination's parent: `destination.currency` may be another currency than the one debited.
+ */
+function valuesOf(leaves: readonly Leaf[], field: string, converted: boolean): string[] {
+  const kind = kindOf(field);
+  if (isIdentifier(kind)) {
+    return leaves.filter((leaf) => identifierKind(leaf.path) === kind).map((leaf) => leaf.value);
+  }
+  const names = new Set(namesOf(field, converted));
+  return leaves
+    .filter(({ path }) => {
+      const key = compact(path.at(-1) ?? '');
+      const parent = path.at(-2);
+      if (names.has(compact(parent ?? '') + key)) return true;
+      const underOwnParent =
+        parent !== undefined &&
+        (namesDestination(wordsOf(parent)) || AMOUNT_PARENTS.has(compact(parent)));
+      return kind === 'amount' && underOwnParent && names.has(key);
+    })
+    .map((leaf) => leaf.value);
 }
 
 interface Compared {
@@ -352,7 +460,8 @@ interface Compared {
 
 /** How the record shows the request's fields, or undefined when any shown value disagrees. */
 function compareFields(record: JsonRecord, fields: [string, string][]): Compared | undefined {
-  const shown = shownValues(record);
+  const leaves = leavesOf(record);
+  const converted = paidByConversion(leaves, fields);
   const compared: Compared = {
     strength: 0,
     amountShown: false,
@@ -361,7 +470,7 @@ function compareFields(record: JsonRecord, fields: [string, string][]): Compared
   };
   for (const [field, requested] of fields) {
     const kind = kindOf(field);
-    const values = valuesOf(shown, field);
+    const values = valuesOf(leaves, field, converted);
     const agreements = values.map((value) => agreement(kind, value, requested));
     if (agreements.some((found) => found === undefined)) return undefined;
     const best = agreements.reduce<Agreement | undefined>(
@@ -376,6 +485,21 @@ function compareFields(record: JsonRecord, fields: [string, string][]): Compared
     if (DESTINATION_KINDS.includes(kind) && best.identifies) compared.destinationShown = true;
   }
   return compared;
+}
+
+/**
+ * The record shows a source currency other than the request's: paid by conversion (USDC for a
+ * USD payout), its `source_amount` is what was debited, not the amount requested.
+ */
+function paidByConversion(leaves: readonly Leaf[], fields: [string, string][]): boolean {
+  const requested = new Map(fields);
+  const currency = requested.get('currency') ?? requested.get('source_currency');
+  const source = leaves.find(({ path }) => compact(path.join('')) === 'sourcecurrency')?.value;
+  return (
+    currency !== undefined &&
+    source !== undefined &&
+    source.toUpperCase() !== currency.toUpperCase()
+  );
 }
 
 // ——— agreement of one shown value with the requested one ———
@@ -394,8 +518,7 @@ function rank(found: Agreement | undefined): number {
 
 /** Fewer visible trailing characters than this tell too few destinations apart. */
 const MIN_VISIBLE = 4;
-/** `••••6789`, `****6789`, `XXXX6789`, `0x12…cdef`, `0x12...cdef`. */
-const NUMBER_MASK = /[•*·…#xX]+|\.{2,}/;
+/** `0x12…cdef`, `0x12...cdef`, `Jane R•••`. */
 const TEXT_MASK = /[•*·…]+|\.{2,}/;
 
 /** The agreement, or undefined when the shown value contradicts the request. */
@@ -410,8 +533,10 @@ function agreement(kind: FieldKind, shown: string, requested: string): Agreement
       return { whole: true, identifies: true };
     }
     case 'account':
-    case 'routing':
-      return partlyShown(digitsOf(shown), digitsOf(requested), NUMBER_MASK, true);
+    case 'routing': {
+      const number = canonicalNumber(requested);
+      return partlyShown(numberAsShown(shown, /[A-Z]/.test(number)), number, HIDDEN, true);
+    }
     case 'address': {
       // EVM addresses are case-insensitive (the case is only a checksum); others are not.
       const evm = /^0x/i.test(requested);
@@ -427,9 +552,33 @@ function agreement(kind: FieldKind, shown: string, requested: string): Agreement
   }
 }
 
-/** Spaces and dashes dropped, letters (of an IBAN) in one case. */
-function digitsOf(text: string): string {
-  return text.replace(/[\s-]/g, '').toUpperCase();
+/** A banking number as compared: spaces, dashes, dots and slashes dropped, letters upper case. */
+function canonicalNumber(text: string): string {
+  return text.replace(/[\s.\-/]/g, '').toUpperCase();
+}
+
+/** What stands for a hidden part in `numberAsShown`. */
+const HIDDEN_MARK = '•';
+const HIDDEN = new RegExp(`${HIDDEN_MARK}+`);
+
+/**
+ * A banking number as a record shows it, in one form: its visible characters (digits, and an
+ * IBAN's letters but X) kept, one separator between two of them dropped (`0001 2345 6789`,
+ * `000-123`), and whatever else hides a part one `•`, whatever its shape: `••••6789`,
+ * `****6789`, `XXXX6789`, `XX-6789`, `*6789`, `…6789`, `ending in 6789`.
+ */
+function numberAsShown(shown: string, letters: boolean): string {
+  const chars = [...shown.trim().toUpperCase()];
+  const visible = (char: string | undefined) =>
+    char !== undefined && (/\d/.test(char) || (letters && /[A-WYZ]/.test(char)));
+  let form = '';
+  for (const [index, char] of chars.entries()) {
+    if (visible(char)) form += char;
+    else if (/[\s.\-/]/.test(char) && visible(chars[index - 1]) && visible(chars[index + 1]))
+      continue;
+    else if (!form.endsWith(HIDDEN_MARK)) form += HIDDEN_MARK;
+  }
+  return form;
 }
 
 /**
@@ -475,15 +624,27 @@ const CREATED_KEYS = [
 
 /** When the record was created, in ms, or undefined when it shows no readable time. */
 export function createdTime(record: unknown): number | undefined {
+  return createdStamp(record)?.at;
+}
+
+/**
+ * When the record was created, in ms, and how finely its time is shown: 1000 for a time to the
+ * second (epoch seconds, or an ISO time without a fraction), which may stand for any moment of
+ * that second; 1 otherwise.
+ */
+function createdStamp(record: unknown): { at: number; resolution: number } | undefined {
   if (!isRecord(record)) return undefined;
   for (const key of CREATED_KEYS) {
     const text = scalarText(record[key]);
     if (text === undefined) continue;
     // Epoch seconds (`1718000000`) or milliseconds; else an ISO date-time.
-    const time = /^\d{9,13}$/.test(text)
-      ? Number(text) * (text.length <= 10 ? 1000 : 1)
-      : Date.parse(text);
-    if (!Number.isNaN(time)) return time;
+    if (/^\d{9,13}$/.test(text)) {
+      const seconds = text.length <= 10;
+      return { at: Number(text) * (seconds ? 1000 : 1), resolution: seconds ? 1000 : 1 };
+    }
+    const at = Date.parse(text);
+    const toTheSecond = /T\d{2}:\d{2}:\d{2}(?![.,]\d)/.test(text);
+    if (!Number.isNaN(at)) return { at, resolution: toTheSecond ? 1000 : 1 };
   }
   return undefined;
 }

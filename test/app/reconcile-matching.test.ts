@@ -93,6 +93,17 @@ describe('matching a listed record as a provider shows it', () => {
     expect(match(payout, [listed(account, { routing_number: '••••9999' })]).kind).toBe('none');
   });
 
+  it('a payout paid by conversion is told by its amount, not by the other currency it debited', () => {
+    const usd = requestFor('createPayout', { ...PAYOUT, currency: 'USD' });
+    const converted = { currency: 'USD', source_currency: 'USDC', source_amount: '33.298' };
+    const record = listed({ account_last4: '6789' }, converted);
+    expect(match(usd, [record]).kind).toBe('found');
+    expect(match(usd, [{ ...record, amount: '33.31' }]).kind).toBe('none');
+    // In the request's own currency, a source amount is its amount, and must agree.
+    const same = { currency: 'USD', source_currency: 'USD', source_amount: '33.298' };
+    expect(match(usd, [listed({ account_last4: '6789' }, same)]).kind).toBe('none');
+  });
+
   it('a currency shown for the destination is not the currency debited', () => {
     const record = listed({ account_last4: '6789' }, { destination: { currency: 'BRL' } });
     expect(match(payout, [record]).kind).toBe('found');
@@ -156,6 +167,62 @@ describe('matching a listed record as a provider shows it', () => {
     expect(match(request, [shown({ recipient: { id } })]).kind).toBe('found');
     expect(match(request, [shown({ externalAccountId: id })]).kind).toBe('found');
     expect(match(request, [shown({ recipient_id: 'ea_other' })]).kind).toBe('none');
+    // Under any name of the destination; a bank account's own id is not the recipient's.
+    expect(match(request, [shown({ payee: { id } })]).kind).toBe('found');
+    expect(match(request, [shown({ counterparty_id: id })]).kind).toBe('found');
+    expect(match(request, [shown({ destination: { account_id: id } })]).kind).toBe('found');
+    expect(match(request, [shown({ counterparty_id: 'ea_other' })]).kind).toBe('none');
+    const bankAccount = shown({ recipient_id: id, bank_account: { id: 'ba_1' } });
+    expect(match(request, [bankAccount]).kind).toBe('found');
+  });
+});
+
+describe('recognising a field by what its name is made of, and a value by its shape', () => {
+  it.each([
+    ['a name of its own, masked by stars', { payee_acct_masked: '****6789' }],
+    ['nested as the last four', { destination: { last_four: '6789' } }],
+    ['a dash after the mask', { beneficiaryAccountMasked: 'XX-6789' }],
+    ['one star', { recipient: { acct_no: '*6789' } }],
+    ['a mask of black circles, spaced', { bank_account: '●●●● 6789' }],
+    ['words before the digits', { masked_account_number: 'ending in 6789' }],
+    ['an IBAN-style name', { counterparty: { iban_last4: '6789' } }],
+    ['three levels deep', { payee_details: { bank: { account: { last_four: '6789' } } } }],
+    ['whole, with dashes, under an abbreviation', { dest_acct_no: '000-123-456-789' }],
+  ])('finds a payout showing the account %s', (_how, account) => {
+    expect(match(payout, [listed(account)])).toMatchObject({
+      kind: 'found',
+      match: { id: 'po_1' },
+    });
+  });
+
+  it.each([
+    ['other digits under a name of its own', { payee_acct_masked: '****1234' }],
+    ['other digits nested', { destination: { last_four: '1234' } }],
+    ['other digits in a shape of its own', { beneficiaryAccountMasked: 'XX-1234' }],
+    [
+      'a routing number that is not the one requested',
+      { payee_acct_masked: '****6789', destination: { routing_last4: '9999' } },
+    ],
+    [
+      'two names, one of them disagreeing',
+      { payee_acct_masked: '****6789', destination: { last_four: '1234' } },
+    ],
+  ])('rules out a payout showing %s', (_how, account) => {
+    expect(match(payout, [listed(account)]).kind).toBe('none');
+  });
+
+  it.each([
+    ['the source’s account', { sender_account_last4: '6789' }],
+    ['an account under the source', { funding: { acct_masked: '****6789' } }],
+    [
+      'an account under a parent that does not name the destination',
+      { metadata: { account_last4: '6789' } },
+    ],
+    ['a bare account at the top: it may be the record’s own', { account: '6789' }],
+    ['a bare number at the top', { number: '6789' }],
+    ['digits under a name that is not an account', { destination: { bank_code: '6789' } }],
+  ])('does not take %s for the destination', (_how, shown) => {
+    expect(match(payout, [listed(shown)]).kind).toBe('none');
   });
 });
 
@@ -176,6 +243,19 @@ describe('the guards reconciliation and following share', () => {
     });
     const afterCall = listed(account, { created_at: at(1) });
     expect(match(sent, [afterCall])).toMatchObject({ kind: 'found', match: { id: 'po_1' } });
+  });
+
+  it('a time shown to the second counts as after the call within the call’s own second', () => {
+    const midSecond = { ...payout, sentAt: '2025-03-01T12:00:04.850Z' };
+    const seconds = Math.floor(Date.parse(midSecond.sentAt) / 1000);
+    const epoch = listed(account, { created_at: undefined, created: seconds });
+    expect(match(midSecond, [epoch]).kind).toBe('found');
+    const iso = listed(account, { created_at: '2025-03-01T12:00:04Z' });
+    expect(match(midSecond, [iso]).kind).toBe('found');
+    const secondBefore = listed(account, { created_at: undefined, created: seconds - 1 });
+    expect(match(midSecond, [secondBefore]).kind).toBe('ambiguous');
+    const msBefore = listed(account, { created_at: '2025-03-01T12:00:04.849Z' });
+    expect(match(midSecond, [msBefore]).kind).toBe('ambiguous');
   });
 
   it('never takes a record another request is known by, and finds its own beside it', () => {

@@ -62,6 +62,8 @@ async function providerCall(r: Rehearsal, method: string, path: string, body?: u
 
 describe('reconciling a dropped payout against a list shown as a real provider shows it', () => {
   let r: Rehearsal;
+  /** Each shape's payout has an amount of its own. */
+  let payoutShapes = 10;
   beforeAll(async () => {
     r = await startRehearsal({ slack: { rateLimits: 'off' } });
   });
@@ -99,6 +101,49 @@ describe('reconciling a dropped payout against a list shown as a real provider s
     expect(r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout')).toHaveLength(
       1,
     );
+  });
+
+  it.each([
+    [
+      'under a name of its own, masked as XX-6789',
+      (last4: string) => ({
+        payee_acct_masked: `XX-${last4}`,
+      }),
+      'beneficiary_account shown only in part',
+    ],
+    [
+      'nested as destination.last_four',
+      (last4: string) => ({
+        destination: { type: 'ach', last_four: last4 },
+      }),
+      'beneficiary_account shown only in part',
+    ],
+    [
+      'deeper, abbreviated, masked by one star',
+      (last4: string) => ({
+        counterparty: { bank_account: { acct_no: `*${last4}`, rtg_hint: '…0021' } },
+      }),
+      'beneficiary_account, beneficiary_routing shown only in part',
+    ],
+  ])('finds it with the account shown %s', async (_how, shape, partly) => {
+    const amount = `41.${payoutShapes++}`;
+    const { id, ts } = await requestPayout(r, amount);
+    r.sandbox.setListView({
+      reshapeForTest: ({ beneficiary_account, beneficiary_routing: _routing, ...record }) =>
+        typeof beneficiary_account === 'string'
+          ? { ...record, ...shape(beneficiary_account.slice(-4)) }
+          : record,
+    });
+    await approveAndDrop(r, ts);
+
+    const card = await cardShowing(r, ts, /found\* a matching operation/);
+    expect(card).toContain(partly);
+    const stored = await r.bot.store.get(id);
+    expect(stored?.reconciliation).toMatchObject({ result: 'found', providerStatus: 'pending' });
+    r.sandbox.setListView({});
+    const listed = (await providerCall(r, 'GET', '/payouts')).data as Array<Record<string, string>>;
+    const own = listed.filter((payout) => payout.amount === amount);
+    expect(own.map((payout) => payout.id)).toEqual([stored?.reconciliation?.providerId]);
   });
 
   it('never gives a write that failed the payout another request made: it stays not found, and an approver may say not executed', async () => {

@@ -130,7 +130,7 @@ export function whyNotTaken(
 }
 
 /** Ids of up to five candidates, for a message. */
-export function idsOf(candidates: readonly MatchCandidate[]): string {
+function idsOf(candidates: readonly MatchCandidate[]): string {
   return candidates
     .slice(0, 5)
     .map((candidate) => candidate.id ?? '?')

@@ -2,10 +2,12 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readWriteList } from '../../src/app/reconcile.ts';
 import { startBot } from '../../src/bot.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { createLogger } from '../../src/logger.ts';
+import { PaymentsClient } from '../../src/payments/client.ts';
 import {
   PROFILE_NAMES,
   PROFILES,
@@ -312,6 +314,26 @@ describe.concurrent.each(PROFILE_NAMES)('against the %s provider', (name) => {
     async () => {
       expect(r.env.PAYOPS_PREFLIGHT).toBe('strict');
       await usdPayoutFromUsdcWallet('16.06');
+    },
+  );
+
+  flow(
+    "payops's list reader reads this provider's payouts to the end of the list, page after page",
+    async () => {
+      const client = new PaymentsClient({ ...loadConfig(r.env).payments, logger: silent });
+      try {
+        const read = await readWriteList(client, 'listPayouts', { since: 0 });
+        const seeded = 2;
+        const made = r.sandbox.requests.filter(
+          (entry) => entry.operationId === 'createPayout' && entry.executed,
+        ).length;
+        expect(read.unfinished).toBeUndefined();
+        expect(read.records).toHaveLength(seeded + made);
+        const { pageSize } = profile.list;
+        expect(read.pages).toBe(pageSize === undefined ? 1 : Math.ceil((seeded + made) / pageSize));
+      } finally {
+        await client.close();
+      }
     },
   );
 });

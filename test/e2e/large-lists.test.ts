@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
-import { sleep } from '../helpers/bot-process.ts';
+import { cleanUpPayops, payopsEnvironment, sleep, startPayops } from '../helpers/bot-process.ts';
 import { payoutCommand } from '../helpers/payments.ts';
 import { approvalMessageTs, ask } from '../helpers/slack.ts';
 
@@ -20,8 +20,11 @@ import { approvalMessageTs, ask } from '../helpers/slack.ts';
 
 /** The workflow's clock, behind the database's: each check is due again at the next sweep. */
 const BEHIND_MS = 5 * 60_000;
+const behind = () => new Date(Date.now() - BEHIND_MS);
 const UNKNOWN_OUTCOMES = 4;
 const dataDir = mkdtempSync(join(tmpdir(), 'payops-large-lists-'));
+/** The unknown outcomes the first test leaves in the store, for the start-ups after it. */
+const ids: number[] = [];
 
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
@@ -79,10 +82,9 @@ describe('a payouts list larger than payops reads', () => {
     const r = await startRehearsal({
       sandbox: { statusStepMs: 3_600_000 },
       env: { PAYOPS_DATA_DIR: dataDir, PAYOPS_SWEEP_INTERVAL_MS: '3600000' },
-      now: () => new Date(Date.now() - BEHIND_MS),
+      now: behind,
     });
     try {
-      const ids: number[] = [];
       for (let n = 1; n <= UNKNOWN_OUTCOMES; n++) ids.push(await unknownPayout(r, 4100 + n));
       for (const request of await Promise.all(ids.map((id) => r.bot.store.get(id)))) {
         expect(request?.status).toBe('unknown');
@@ -125,7 +127,7 @@ describe('a payouts list larger than payops reads', () => {
     // The store of the test above, with its unknown outcomes due for a check.
     const r = await startRehearsal({
       env: { PAYOPS_DATA_DIR: dataDir },
-      now: () => new Date(Date.now() - BEHIND_MS),
+      now: behind,
     });
     try {
       await r.bot.stop();
@@ -133,7 +135,7 @@ describe('a payouts list larger than payops reads', () => {
       const readsBefore = payoutListReads(r);
       const started = Date.now();
       const logger = createLogger({ level: 'silent', secrets: [] });
-      const bot = await startBot(loadConfig(r.env), logger);
+      const bot = await startBot(loadConfig(r.env), logger, { now: behind });
       try {
         const startedInMs = Date.now() - started;
         // Under the read's own deadline (PAYMENTS_TIMEOUT_MS, 10 s), which the sweep waits for.
@@ -150,6 +152,42 @@ describe('a payouts list larger than payops reads', () => {
       }
     } finally {
       r.sandbox.clearFaults();
+      await Promise.all([r.sandbox.close(), r.slack.close()]);
+    }
+  });
+
+  it('a bot process on a small heap starts with it, says each check failed, and stays up', {
+    timeout: 120_000,
+  }, async (context) => {
+    const r = await startRehearsal({
+      env: { PAYOPS_DATA_DIR: dataDir },
+      now: behind,
+    });
+    try {
+      await r.bot.stop();
+      r.sandbox.addFault({ kind: 'oversized', operationId: 'listPayouts' });
+      const readsBefore = payoutListReads(r);
+      const payops = await startPayops(
+        'small-heap',
+        payopsEnvironment(r.sandbox, r.slack, { PAYOPS_DATA_DIR: dataDir }),
+        ['--max-old-space-size=128', '--import', 'tsx', 'src/main.ts'],
+      );
+      const driven = { ...r, driver: r.slack.driver(payops.eventsUrl) };
+      const deadline = Date.now() + 30_000;
+      for (const id of ids) {
+        const shown = async () => (await ask(driven, `request ${id}`, { userId: 'U0BOB' })).shown;
+        let text = await shown();
+        while (!text.includes('more than payops reads of one reply')) {
+          if (Date.now() > deadline) throw new Error(`#${id} not shown as a check failed: ${text}`);
+          text = await shown();
+          await sleep(500);
+        }
+      }
+      // One sweep, one read of the list for all of them.
+      expect(payoutListReads(r) - readsBefore).toBe(1);
+      await payops.ready(5_000);
+    } finally {
+      await cleanUpPayops(context.task.result?.state === 'fail');
       await Promise.all([r.sandbox.close(), r.slack.close()]);
     }
   });

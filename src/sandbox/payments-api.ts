@@ -70,8 +70,11 @@ export interface SandboxOptions {
    * as sent); change it with `setListView`.
    */
   listView?: ListView;
-  /** The provider the sandbox plays (default 'default'): see provider-profiles.ts. */
-  profile?: ProfileName;
+  /**
+   * The provider the sandbox plays (default 'default'): a named profile, or a test's own (a
+   * named one with a record shown otherwise, say); see provider-profiles.ts.
+   */
+  profile?: ProfileName | ProviderProfile;
 }
 
 export type FaultKind =
@@ -132,6 +135,8 @@ export interface PaymentsSandbox {
   setLatency(ms: number): void;
   /** How lists show their records and pages from now on, instead of the profile's: see `ListView`. */
   setListView(view: ListView): void;
+  /** The provider the sandbox plays from now on, its list view with it (see `SandboxOptions`). */
+  setProfile(profile: ProfileName | ProviderProfile): void;
   /**
    * Moves a payout, transfer or deposit to `status` (any word, as a provider may use) from now
    * on, instead of the timed steps; false when no record has that id.
@@ -149,6 +154,10 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const DEFAULT_STATUS_STEP_MS = 5000;
 const DEFAULT_FAULT_LATENCY_MS = 1000;
 const DEFAULT_OVERSIZED_BYTES = 8 * 1024 * 1024;
+
+function profileOf(profile: ProfileName | ProviderProfile): ProviderProfile {
+  return typeof profile === 'string' ? PROFILES[profile] : profile;
+}
 
 /** The environment that points payops's Payments client at `sandbox`, with its seeded key. */
 export function sandboxPaymentsEnv(sandbox: Pick<PaymentsSandbox, 'url'>) {
@@ -342,14 +351,14 @@ class SandboxServer implements PaymentsSandbox {
   private readonly statusStepMs: number;
   private latencyMs = 0;
   private listView: ListView;
-  private readonly profile: ProviderProfile;
+  private profile: ProviderProfile;
 
   constructor(options: SandboxOptions) {
     this.keys = options.keys ?? SANDBOX_KEYS;
     this.now = options.now ?? Date.now;
     this.statusStepMs = options.statusStepMs ?? DEFAULT_STATUS_STEP_MS;
     this.setLatency(options.latencyMs ?? 0);
-    this.profile = PROFILES[options.profile ?? 'default'];
+    this.profile = profileOf(options.profile ?? 'default');
     this.listView = checkedListView(options.listView ?? this.profile.list);
     this.server = createServer((request, response) => {
       // A failure here is the client going away mid-request: nothing left to answer.
@@ -391,6 +400,11 @@ class SandboxServer implements PaymentsSandbox {
 
   setListView(view: ListView): void {
     this.listView = checkedListView(view);
+  }
+
+  setProfile(profile: ProfileName | ProviderProfile): void {
+    this.profile = profileOf(profile);
+    this.listView = checkedListView(this.profile.list);
   }
 
   forgetRequests(): void {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
+import { PROFILES, SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
 import {
   REHEARSAL_APPROVALS_CHANNEL,
   type Rehearsal,
@@ -70,7 +70,7 @@ describe('reconciling a dropped payout against a list shown as a real provider s
   afterAll(() => r.close());
   afterEach(() => {
     r.sandbox.clearFaults();
-    r.sandbox.setListView({});
+    r.sandbox.setProfile('default');
   });
 
   it('finds it on the second page, the account shown as its last four digits, the amount as 33.3', async () => {
@@ -128,11 +128,19 @@ describe('reconciling a dropped payout against a list shown as a real provider s
   ])('finds it with the account shown %s', async (_how, shape, partly) => {
     const amount = `41.${payoutShapes++}`;
     const { id, ts } = await requestPayout(r, amount);
-    r.sandbox.setListView({
-      reshapeForTest: ({ beneficiary_account, beneficiary_routing: _routing, ...record }) =>
-        typeof beneficiary_account === 'string'
+    // A provider of the test's own: the default one, showing the account in this shape.
+    r.sandbox.setProfile({
+      ...PROFILES.default,
+      record: (movement) => {
+        const {
+          beneficiary_account,
+          beneficiary_routing: _routing,
+          ...record
+        } = PROFILES.default.record(movement);
+        return typeof beneficiary_account === 'string'
           ? { ...record, ...shape(beneficiary_account.slice(-4)) }
-          : record,
+          : record;
+      },
     });
     await approveAndDrop(r, ts);
 

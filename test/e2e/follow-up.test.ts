@@ -361,3 +361,39 @@ describe('following a submitted payout to its final status', () => {
     }
   });
 });
+
+describe('what the card tells once it is decided', () => {
+  it('the approver\'s warnings go at the approval, and a success at the provider replaces "not settled"', {
+    timeout: 60_000,
+  }, async () => {
+    const r = await rehearse();
+    const payout = await submittedPayout(r, 3456);
+    // Its first drawing, while it waited for approval: the first payout to this account.
+    const posted = r.slack
+      .callsTo('chat.postMessage')
+      .find((call) => (call.response as { ts?: string } | undefined)?.ts === payout.ts);
+    const waiting = JSON.stringify(posted?.args.blocks);
+    expect(waiting).toContain('*New payee:*');
+    expect(waiting).toContain('*Checked when requested:*');
+
+    await r.slack.waitFor(() => card(r, payout.ts).includes('*Provider status:* `pending`'), {
+      timeoutMs: 10_000,
+      description: 'the card redrawn once submitted',
+    });
+    const approved = card(r, payout.ts);
+    expect(approved).toContain('*Payee tag:*');
+    for (const warning of ['New payee', 'before approving', 'Checked when requested']) {
+      expect(approved).not.toContain(warning);
+    }
+
+    await moveTo(r, payout, 'completed');
+    await r.slack.waitFor(() => card(r, payout.ts).includes('Succeeded at the provider'), {
+      timeoutMs: 10_000,
+      description: 'the card telling the success',
+    });
+    const succeeded = card(r, payout.ts);
+    expect(succeeded).toContain(':white_check_mark: *Succeeded at the provider:* `completed`.');
+    expect(succeeded).not.toContain('not settled');
+    expect(succeeded).not.toContain('provider status `pending`');
+  });
+});

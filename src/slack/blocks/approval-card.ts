@@ -16,6 +16,7 @@ import {
   type RequestStatus,
   type WindowRaise,
 } from '../../domain/approval.ts';
+import type { ProviderFollow, StatusOutcome } from '../../domain/follow.ts';
 import { maskAccount, maskLongNumbers, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
@@ -130,12 +131,12 @@ export function renderApprovalCard(
   blocks.push(section(statusText(request, context.now)));
   if (request.follow) blocks.push(section(providerStatusLine(request.follow)));
   blocks.push(...requestBlocks(request, labels));
-  if (labels.payee) blocks.push(section(payeeText(labels.payee)));
-  const scripts = mixedScriptsText(request);
-  if (scripts) blocks.push(section(scripts));
-  if (labels.checks?.length) blocks.push(section(checksText(labels.checks)));
-  if (labels.windowRaised) blocks.push(section(windowText(labels.windowRaised)));
-  if (canBeApproved(request, context.now)) blocks.push(decisionButtons(request, labels));
+  // What the approver should check before deciding goes once it is decided (or past deciding):
+  // left on, a "check it before approving" would read as still to do.
+  const deciding = canBeApproved(request, context.now);
+  if (labels.payee) blocks.push(section(payeeText(labels.payee, { deciding })));
+  if (deciding) blocks.push(...approverWarnings(request, labels));
+  if (deciding) blocks.push(decisionButtons(request, labels));
   blocks.push(contextBlock([`Payload fingerprint ${code(request.fingerprint)}`]));
   return { text: fallbackText(request), blocks };
 }
@@ -144,13 +145,14 @@ export function renderApprovalCard(
  * The payee's tag, which tells two accounts with the same last digits apart, and what this
  * deployment's history says of it: a destination never paid, a name now paid elsewhere.
  */
-export function payeeText(payee: PayeeCheck): string {
+export function payeeText(payee: PayeeCheck, { deciding }: { deciding: boolean }): string {
   const lines = [`*Payee tag:* ${code(payee.tag)} _(the same account always shows the same tag)_`];
   if (payee.recipientUnread) {
     lines.push(
       "_The recipient's account could not be read from the provider, so this tag is its id's: the same account paid under its number shows another tag._",
     );
   }
+  if (!deciding) return lines.join('\n');
   if (payee.newPayee) {
     lines.push(
       ':warning: *New payee:* payops has never paid this destination. Check it with the requester before approving.',
@@ -166,6 +168,16 @@ export function payeeText(payee: PayeeCheck): string {
     );
   }
   return lines.join('\n');
+}
+
+/** Mixed scripts, the checks made when it was requested, a policy window that added up. */
+function approverWarnings(request: PaymentRequest, labels: CardLabels): SectionBlock[] {
+  const scripts = mixedScriptsText(request);
+  return [
+    ...(scripts ? [section(scripts)] : []),
+    ...(labels.checks?.length ? [section(checksText(labels.checks))] : []),
+    ...(labels.windowRaised ? [section(windowText(labels.windowRaised))] : []),
+  ];
 }
 
 /**
@@ -261,7 +273,11 @@ function fallbackText(request: PaymentRequest): string {
 
 /** A few words per status, for fallback texts and lists. */
 export function statusWords(request: PaymentRequest): string {
-  return stoppedBeforeSending(request) ? STOPPED_WORDS : STATUS_WORDS[request.status];
+  if (stoppedBeforeSending(request)) return STOPPED_WORDS;
+  const settled = request.status === 'submitted' ? settledStatus(request.follow) : undefined;
+  return settled
+    ? `${SETTLED[settled.outcome].words} at the provider: ${inlineText(settled.status, 40)}`
+    : STATUS_WORDS[request.status];
 }
 
 const STATUS_WORDS: Readonly<Record<RequestStatus, string>> = {
@@ -416,14 +432,19 @@ const STATUS_TEXTS: Readonly<Record<RequestStatus, (request: PaymentRequest) => 
     `*Waiting for approval:* ${approvalsText(request)}. Expires ${when(request.expiresAt)}.`,
   executing: (request) =>
     `:arrows_counterclockwise: *Executing* — do not act on it elsewhere. Approved by ${approvers(request)}; payops is making its one call to the provider.`,
-  submitted: (request) =>
-    `:white_check_mark: *Submitted to the provider, not settled.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}.${detailLine(request.outcome)}`,
+  submitted: (request) => {
+    const settled = settledStatus(request.follow);
+    const state = settled
+      ? `${SETTLED[settled.outcome].headline} ${code(settled.status)}.`
+      : ':white_check_mark: *Submitted to the provider, not settled.*';
+    return `${state} Approved by ${approvers(request)}, sent ${when(request.updatedAt)}.${detailLine(latestOutcome(request))}`;
+  },
   failed: (request) =>
     `:x: *The provider refused it: nothing was executed.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}.${detailLine(request.outcome)}`,
   unknown: (request) =>
     [
-      `:warning: *Outcome unknown — do NOT resubmit.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}; the provider may or may not have executed it.${detailLine(request.outcome)}`,
-      reconciliationText(request.reconciliation),
+      `:warning: *Outcome unknown — do NOT resubmit.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}; the provider may or may not have executed it.${detailLine(latestOutcome(request))}`,
+      reconciliationText(request.reconciliation, request.follow),
       outcomeSettled(request.reconciliation)
         ? 'A new attempt needs a new request and a new approval.'
         : `The same write cannot be requested again until payops finds it at the provider or an approver who looked there says what happened: \`/pay resolve ${request.id} executed|not-executed &lt;what you checked&gt;\`.`,
@@ -455,6 +476,28 @@ function reasonText(request: PaymentRequest): string {
   return freeText(request.reason ?? '', 600) || '_no reason given_';
 }
 
+/** The last status of a followed record, when it says whether the money got there. */
+function settledStatus(
+  follow: ProviderFollow | undefined,
+): { status: string; outcome: StatusOutcome } | undefined {
+  const last = follow?.history.at(-1);
+  return last?.outcome ? { status: last.status, outcome: last.outcome } : undefined;
+}
+
+const SETTLED: Readonly<Record<StatusOutcome, { headline: string; words: string }>> = {
+  success: { headline: ':white_check_mark: *Succeeded at the provider:*', words: 'succeeded' },
+  failure: { headline: ':x: *Failed at the provider:*', words: 'failed' },
+};
+
+/**
+ * What the provider answered, less the status it answered with once a later one is known: the
+ * provider status line, right under it, tells the latest.
+ */
+function latestOutcome(request: PaymentRequest): ProviderOutcome | undefined {
+  if (request.outcome === undefined || request.follow?.status === undefined) return request.outcome;
+  return { ...request.outcome, providerStatus: undefined };
+}
+
 /** `\nProvider id `po_1` · status `pending` · request id `req_9``, or nothing when none is known. */
 function detailLine(outcome: ProviderOutcome | undefined): string {
   const details = outcomeDetails(outcome);
@@ -475,7 +518,10 @@ function outcomeDetails(outcome: ProviderOutcome | undefined): string {
     .join(' · ');
 }
 
-function reconciliationText(reconciliation: Reconciliation | undefined): string {
+function reconciliationText(
+  reconciliation: Reconciliation | undefined,
+  follow?: ProviderFollow | undefined,
+): string {
   if (reconciliation === undefined) {
     return 'Reconciliation: not checked yet — payops looks for a matching operation at the provider.';
   }
@@ -492,7 +538,8 @@ function reconciliationText(reconciliation: Reconciliation | undefined): string 
   if (reconciliation.result === 'found') {
     const found = outcomeDetails({
       providerId: reconciliation.providerId,
-      providerStatus: reconciliation.providerStatus,
+      // Once followed, the provider status line tells its latest status.
+      providerStatus: follow?.status === undefined ? reconciliation.providerStatus : undefined,
     });
     return `${checked} *found* a matching operation, so it was executed${found ? ` (${found})` : ''}.${tail}`;
   }

@@ -232,13 +232,51 @@ describe('renderApprovalCard: what exactly is asked', () => {
   });
 
   it('the payee tag, and the warnings for a new payee and for a name paid elsewhere', () => {
-    const text = payeeText({ tag: 'K7QF-29MX', newPayee: true, changedFrom: ['AB12-CD34'] });
+    const text = payeeText(
+      { tag: 'K7QF-29MX', newPayee: true, changedFrom: ['AB12-CD34'] },
+      { deciding: true },
+    );
     expect(text).toContain('*Payee tag:* `K7QF-29MX`');
     expect(text).toMatch(/New payee/);
     expect(text).toMatch(/Changed details.*`AB12-CD34`/);
-    expect(payeeText({ tag: 'K7QF-29MX', newPayee: false, changedFrom: [] })).not.toMatch(
-      /:warning:/,
-    );
+    expect(
+      payeeText({ tag: 'K7QF-29MX', newPayee: false, changedFrom: [] }, { deciding: true }),
+    ).not.toMatch(/:warning:/);
+  });
+
+  it('the warnings meant for the approver are on the card until it is decided, the payee tag stays', () => {
+    const labels = {
+      payee: { tag: 'K7QF-29MX', newPayee: true, changedFrom: ['AB12-CD34'] },
+      checks: [{ name: 'balance' as const, outcome: 'failed' as const, detail: 'too low' }],
+      windowRaised: {
+        window: '24h',
+        total: '12000.00',
+        currencies: ['USD'],
+        threshold: '10000',
+        requests: 1,
+      },
+    };
+    const fields = { ...PAYOUT_FIELDS, beneficiary_name: 'Ελένη Smith' };
+    const WARNINGS = [
+      'New payee',
+      'Changed details',
+      'mixes scripts: Greek, Latin',
+      'Checked when requested',
+      'Adds up',
+    ];
+    const pending = card(request({}, fields), { labels }).text;
+    for (const warning of WARNINGS) expect(pending).toContain(warning);
+    const decided = [
+      ...STATUSES.filter((status) => status !== 'pending').map((status) =>
+        request({ status, ...DECIDED[status as Exclude<RequestStatus, 'pending'>][0] }, fields),
+      ),
+      request({ expiresAt: '2026-03-01T11:59:00.000Z' }, fields),
+    ];
+    for (const each of decided) {
+      const { text } = card(each, { labels });
+      expect(text).toContain('*Payee tag:* `K7QF-29MX`');
+      for (const warning of WARNINGS) expect(text).not.toContain(warning);
+    }
   });
 
   it.each(WRITE_IDS)(
@@ -742,6 +780,29 @@ describe('a followed record', () => {
     expect(text).toContain(
       "*Provider status:* `processing` · <!date^1772359500^{ago}|2026-03-01T10:05:00.000Z> (was `pending`) · payops reads the provider's list until it shows a final status",
     );
+  });
+
+  it('once the provider tells success or failure, the card says so, not "not settled" nor the status it was sent with', () => {
+    for (const [status, outcome, headline] of [
+      ['completed', 'success', ':white_check_mark: *Succeeded at the provider:* `completed`.'],
+      ['returned', 'failure', ':x: *Failed at the provider:* `returned`.'],
+    ] as const) {
+      const message = followedCard(
+        followed({
+          status,
+          history: [
+            { status: 'pending', seenAt: '2026-03-01T10:01:00.000Z' },
+            { status, seenAt: '2026-03-01T10:05:00.000Z', outcome },
+          ],
+        }),
+      );
+      const text = allText(message);
+      expect(text).toContain(`${headline} Approved by <@U02>`);
+      expect(text).toContain('provider id `po_1`');
+      expect(text).not.toContain('not settled');
+      expect(text).not.toContain('provider status `pending`');
+      expect(message.text).toContain(`at the provider: ${status}`);
+    }
   });
 
   it('a provider status is shown inert, whatever it holds', () => {

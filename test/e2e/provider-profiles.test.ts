@@ -291,13 +291,20 @@ describe.concurrent.each(PROFILE_NAMES)('against the %s provider', (name) => {
     },
   );
 
-  (profile.returns === undefined ? it.skip : flow)(
+  flow(
     'a payout completed, then returned by the bank, is told twice, in order',
-    { timeout: 60_000 },
+    {
+      timeout: 60_000,
+    },
     async () => {
       const { id, ts } = await request(payoutText('17.07', { account: profile.returns?.account }));
       await approve(ts);
-      await stored(id, 'submitted');
+      const providerId = (await stored(id, 'submitted')).outcome?.providerId ?? '';
+      // Held at its final word until payops has told it, however slowly it looks; then the bank
+      // returns it (stablecoin-offramp's test account comes back so by itself, later).
+      expect(r.sandbox.setRecordStatus(providerId, final)).toBe(true);
+      await threadTells(ts, final);
+      expect(r.sandbox.setRecordStatus(providerId, 'returned')).toBe(true);
       await threadTells(ts, 'returned');
       const told = thread(ts);
       const completed = told.findIndex((text) => text.includes(`→ \`${final}\``));

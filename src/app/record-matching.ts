@@ -15,7 +15,7 @@ import {
  * same guards: a record is taken only when nothing else could be it.
  */
 
-/** Quartz clocks drift about a second a day unsynced: two minutes covers weeks of it, no more. */
+/** An unsynced quartz clock drifts about a second a day: two minutes covers months of it. */
 export const CLOCK_SKEW_MS = 2 * 60_000;
 
 /** When a record was created, next to when the request's call went out. */

@@ -32,6 +32,17 @@ export interface Rehearsal {
   close(): Promise<void>;
 }
 
+/** A rehearsal whose bot can be restarted: what `startRehearsal` gives. */
+export interface RestartableRehearsal extends Rehearsal {
+  /**
+   * Stops the bot and starts another on the same sandbox, emulation and store, configured as
+   * before with `env` on top (a restart, a deploy): `bot`, `botUrl`, `driver` and `env` are then
+   * the new bot's. Only a store that outlives a process (PAYOPS_DATA_DIR a folder, or
+   * DATABASE_URL) keeps the requests across it.
+   */
+  restart(env?: Record<string, string>): Promise<void>;
+}
+
 export interface RehearsalOptions {
   /** Environment on top of the rehearsal's own (keys, URLs, readers…). */
   env?: Record<string, string>;
@@ -84,7 +95,9 @@ export function rehearsalEnv(
   };
 }
 
-export async function startRehearsal(options: RehearsalOptions = {}): Promise<Rehearsal> {
+export async function startRehearsal(
+  options: RehearsalOptions = {},
+): Promise<RestartableRehearsal> {
   const sandbox = await startPaymentsSandbox(options.sandbox);
   const slack = await startSlackEmulation(options.slack);
   // Under the leak scan, every bot logs all it can (to the scan alone, unless asked for).
@@ -94,12 +107,11 @@ export async function startRehearsal(options: RehearsalOptions = {}): Promise<Re
     ...(scanned ? { LOG_LEVEL: 'trace' } : {}),
     ...options.env,
   };
-  let bot: RunningBot;
-  try {
-    const config = loadConfig(env);
+  const destination = options.logDestination ?? (scanned ? undefined : process.stderr);
+  const start = (botEnv: Record<string, string>) => {
+    const config = loadConfig(botEnv);
     const secrets = secretsOf(config);
     keepForLeakScan('secrets', secrets);
-    const destination = options.logDestination ?? (scanned ? undefined : process.stderr);
     const logger = createLogger({
       level: config.logging.level,
       secrets,
@@ -110,22 +122,38 @@ export async function startRehearsal(options: RehearsalOptions = {}): Promise<Re
         },
       },
     });
-    bot = await startBot(config, logger, options.now ? { now: options.now } : {});
+    return startBot(config, logger, options.now ? { now: options.now } : {});
+  };
+  let bot: RunningBot;
+  try {
+    bot = await start(env);
   } catch (error) {
     await Promise.all([sandbox.close(), slack.close()]);
     throw error;
   }
-  const botUrl = `http://127.0.0.1:${bot.port}/slack/events`;
-  return {
+  const botUrl = (running: RunningBot) => `http://127.0.0.1:${running.port}/slack/events`;
+  const rehearsal: RestartableRehearsal = {
     sandbox,
     slack,
     bot,
-    botUrl,
-    driver: slack.driver(botUrl),
+    botUrl: botUrl(bot),
+    driver: slack.driver(botUrl(bot)),
     env,
+    async restart(more = {}) {
+      await rehearsal.bot.stop();
+      const restartedEnv = { ...rehearsal.env, ...more };
+      const restarted = await start(restartedEnv);
+      Object.assign(rehearsal, {
+        bot: restarted,
+        botUrl: botUrl(restarted),
+        driver: slack.driver(botUrl(restarted)),
+        env: restartedEnv,
+      });
+    },
     async close() {
-      await bot.stop();
+      await rehearsal.bot.stop();
       await Promise.all([sandbox.close(), slack.close()]);
     },
   };
+  return rehearsal;
 }

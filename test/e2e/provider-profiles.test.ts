@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readWriteList } from '../../src/app/reconcile.ts';
-import { startBot } from '../../src/bot.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -16,7 +15,7 @@ import {
 } from '../../src/sandbox/payments-api.ts';
 import {
   REHEARSAL_APPROVALS_CHANNEL,
-  type Rehearsal,
+  type RestartableRehearsal,
   startRehearsal,
 } from '../../src/sandbox/rehearsal.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
@@ -59,7 +58,7 @@ describe.concurrent.each(PROFILE_NAMES)('against the %s provider', (name) => {
   const currency = profile.payoutCurrency === 'fiat' ? 'USD' : 'USDC';
   const [, , final] = profile.lifecycle;
   const dataDir = mkdtempSync(join(tmpdir(), `payops-profile-${name}-`));
-  let r: Rehearsal;
+  let r: RestartableRehearsal;
 
   beforeAll(async () => {
     cpSync(storeTemplate, dataDir, { recursive: true });
@@ -73,25 +72,6 @@ describe.concurrent.each(PROFILE_NAMES)('against the %s provider', (name) => {
     await r?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
-
-  /** Stops the bot and starts another on the same store, sandbox and Slack, with `env` on top. */
-  async function restart(env: Record<string, string> = {}): Promise<void> {
-    await r.bot.stop();
-    const bot = await startBot(loadConfig({ ...r.env, ...env }), silent);
-    const botUrl = `http://127.0.0.1:${bot.port}/slack/events`;
-    const { sandbox, slack } = r;
-    r = {
-      ...r,
-      bot,
-      botUrl,
-      driver: slack.driver(botUrl),
-      env: { ...r.env, ...env },
-      async close() {
-        await bot.stop();
-        await Promise.all([sandbox.close(), slack.close()]);
-      },
-    };
-  }
 
   function payoutText(amount: string, { account = ACCOUNT, inCurrency = currency } = {}): string {
     return `payout wallet_id=${WALLET} amount=${amount} currency=${inCurrency} beneficiary_name="Jane Roe" beneficiary_account=${account} beneficiary_routing=021000021 destination_type=ach`;
@@ -279,12 +259,12 @@ describe.concurrent.each(PROFILE_NAMES)('against the %s provider', (name) => {
     },
     async () => {
       const { id, ts } = await request(payoutText('14.04'));
-      await restart();
+      await r.restart();
       await stored(id, 'pending');
       expect((await approve(ts)).status).toBe(200);
       await stored(id, 'submitted');
       // Back under strict pre-flight, as a deploy may change a setting; the flows after it use it.
-      await restart({ PAYOPS_PREFLIGHT: 'strict' });
+      await r.restart({ PAYOPS_PREFLIGHT: 'strict' });
       await threadTells(ts, final);
       expect(writesOf('14.04')).toHaveLength(1);
       expect(tells(ts, final)).toHaveLength(1);

@@ -96,3 +96,17 @@ export function readAmount(text: string): string | undefined {
   const leadingZero = grouped.startsWith('.') ? `0${grouped}` : grouped;
   return plainDecimal(leadingZero);
 }
+
+/**
+ * An amount payops read from the provider, as every surface shows it: thousands grouped with
+ * commas, the provider's decimals kept (`97975.00` → `97,975.00`, `1250.5` → `1,250.5`), then its
+ * currency when one is known. Text that is not plainly one amount is shown as the provider wrote
+ * it. (What a person requested is shown as they typed it, never through this.)
+ */
+export function providerAmountText(amount: string, currency?: string): string {
+  const match = /^([-+]?)(\d+)(\.\d+)?$/.exec(amount);
+  const grouped = match
+    ? `${match[1]}${(match[2] as string).replace(/\B(?=(\d{3})+$)/g, ',')}${match[3] ?? ''}`
+    : amount;
+  return currency === undefined ? grouped : `${grouped} ${currency}`;
+}

@@ -68,7 +68,7 @@ describe('the demo console in front of the real bot', () => {
   afterAll(() => rehearsal.close());
   afterEach(() => rehearsal.sandbox.setLatency(0));
 
-  it('a scripted session shows wallets with their ids, a balance verbatim and erin refused', async () => {
+  it('a scripted session shows wallets with their ids, a balance as payops shows provider amounts, and erin refused', async () => {
     const printed = await run([
       '/pay wallets',
       `/pay balance ${wallet.ethereumOps}`,
@@ -80,7 +80,7 @@ describe('the demo console in front of the real bot', () => {
       'alice@#payops> /pay wallets\npayops in #payops (only you can see this):',
     );
     for (const id of Object.values(wallet)) expect(printed).toContain(id);
-    expect(printed).toContain('1250.50 USDC');
+    expect(printed).toContain('1,250.50 USDC');
     expect(printed).toContain('erin@#payops> /pay me\n');
     expect(printed).toMatch(/not on the list of people who may use payops.*ask @alice/);
     expect(printed).not.toMatch(/undefined|\[object Object\]|<@U|\*\w/);
@@ -419,7 +419,7 @@ describe('payops demo', () => {
     expect(stdout).toContain('/pay wallets');
     expect(stdout).toContain('as erin');
     for (const id of Object.values(wallet)) expect(stdout).toContain(id);
-    expect(stdout).toContain('1250.50 USDC');
+    expect(stdout).toContain('1,250.50 USDC');
     expect(stdout).toMatch(
       /erin@#payops> \/pay me\n.*\n\s+Sorry, you are not on the list[^\n]*ask @alice\./,
     );

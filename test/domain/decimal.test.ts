@@ -5,6 +5,7 @@ import {
   compareDecimal,
   isPositiveDecimalString,
   multiplyDecimal,
+  providerAmountText,
   subtractDecimal,
 } from '../../src/domain/decimal.ts';
 
@@ -43,5 +44,17 @@ describe('decimal strings', () => {
         expect(compareDecimal(subtractDecimal(addDecimal(a, b), b), a)).toBe(0);
       }),
     );
+  });
+
+  it('shows an amount read from the provider with grouped thousands and its own decimals', () => {
+    expect(providerAmountText('97975.00', 'USDC')).toBe('97,975.00 USDC');
+    expect(providerAmountText('98000.00', 'USDC')).toBe('98,000.00 USDC');
+    expect(providerAmountText('1250.5', 'USDC')).toBe('1,250.5 USDC');
+    expect(providerAmountText('97975.003750')).toBe('97,975.003750');
+    expect(providerAmountText('-1234567')).toBe('-1,234,567');
+    expect(providerAmountText('0.10', 'USD')).toBe('0.10 USD');
+    expect(providerAmountText('999')).toBe('999');
+    // Not plainly one amount: as the provider wrote it.
+    for (const text of ['1,250.50', '1.5e3', 'n/a']) expect(providerAmountText(text)).toBe(text);
   });
 });

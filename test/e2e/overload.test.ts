@@ -64,13 +64,13 @@ describe('a full engine backlog', () => {
 
       expect(r.sandbox.requests.length).toBe(providerCallsBefore);
       expect((await r.bot.store.get(id))?.approvals).toEqual([]);
-      for (const answer of await Promise.all(held)) expect(answer.shown).toContain('1250.50');
+      for (const answer of await Promise.all(held)) expect(answer.shown).toContain('1,250.50');
     } finally {
       r.sandbox.setLatency(0);
     }
 
     // Once the backlog has drained, requests are worked on again.
     const after = await ask(r, BALANCE);
-    expect(after.shown).toContain('1250.50');
+    expect(after.shown).toContain('1,250.50');
   }, 20_000);
 });

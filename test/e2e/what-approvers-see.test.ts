@@ -236,3 +236,15 @@ describe('§4: a write payops stops before the call is told as stopped, never as
     }
   });
 });
+
+describe('§4: amounts read one way everywhere', () => {
+  it('what was requested reads as typed; what payops read from the provider has grouped thousands and its own decimals', async () => {
+    const { id, ts } = await requestPayout(r, { ...PAYOUT, amount: '1250.5' });
+    const card = JSON.stringify(r.slack.message(APPROVALS, ts));
+    expect(card).toContain(`#${id} · Create a payout · 1250.5 USDC`);
+    expect(card).toContain('{"type":"plain_text","text":"1250.5 USDC","emoji":false}');
+    const balance = await ask(r, `balance ${SANDBOX_IDS.wallet.ethereumOps}`);
+    expect(balance.shown).toContain('1,250.50 USDC');
+    expect(balance.shown).not.toContain('1250.50');
+  });
+});

@@ -6,6 +6,7 @@ import type {
   PlainTextElement,
   SectionBlock,
 } from '@slack/types';
+import { providerAmountText } from '../../domain/decimal.ts';
 import { scrub } from '../../domain/scrub.ts';
 
 /**
@@ -70,12 +71,17 @@ export function code(value: string, max = 80): string {
 }
 
 /**
- * `1250.50 USDC`: the amount exactly as the provider wrote it (never through a number, which
- * would turn `1250.50` into `1250.5`), then its currency when one is known.
+ * `1250.50 USDC`: the amount exactly as written (never through a number, which would turn
+ * `1250.50` into `1250.5`), then its currency when one is known: what a person requested.
  */
 export function amountText(amount: string, currency?: string): string {
   const digits = escapeMrkdwn(amount);
   return currency === undefined ? digits : `${digits} ${inlineText(currency, 16)}`;
+}
+
+/** `97,975.00 USDC`: an amount payops read from the provider (`providerAmountText`), escaped. */
+export function readAmountText(amount: string, currency?: string): string {
+  return amountText(providerAmountText(amount), currency);
 }
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;

@@ -11,7 +11,6 @@ import {
   scalarText,
 } from '../../payments/response-shape.ts';
 import {
-  amountText,
   code,
   counted,
   dateText,
@@ -20,6 +19,7 @@ import {
   inlineText,
   joinWithin,
   layOut,
+  readAmountText,
   type SlackMessage,
 } from './format.ts';
 
@@ -342,7 +342,7 @@ function recordFacts(
     const path = `${prefix}${key}`;
     const pair = amounts.get(key);
     const found = pair
-      ? [{ path, text: amountText(pair.digits, pair.currency), amount: true }]
+      ? [{ path, text: readAmountText(pair.digits, pair.currency), amount: true }]
       : valueFacts(key, path, value, depth, walk, concealed ?? sensitiveKind(key));
     walk.left -= found.length;
     facts.push(...found);
@@ -420,7 +420,7 @@ function objectFacts(
     const map = entries.flatMap(([currency, amount]) => {
       const digits = decimalText(amount);
       return digits !== undefined && CURRENCY_MAP_KEY.test(currency)
-        ? [amountText(digits, currency)]
+        ? [readAmountText(digits, currency)]
         : [];
     });
     if (map.length === entries.length) {
@@ -518,7 +518,7 @@ function factLine(fact: Fact): string {
   return fact.path === '' ? fact.text : `${inlineText(fact.path, 120)}: ${fact.text}`;
 }
 
-/** `1250.50 USDC`, or `available: 0.10 USD` when the key says more than "amount". */
+/** `1,250.50 USDC`, or `available: 0.10 USD` when the key says more than "amount". */
 function amountLabel(fact: Fact): string {
   return PLAIN_AMOUNT_KEYS.has(lastKey(fact.path)) ? fact.text : factLine(fact);
 }

@@ -95,7 +95,7 @@ describe('renderRead: key fields first, the rest compact', () => {
     ]);
     const item = JSON.stringify(sections(message).at(-1));
     const [headline, details] = JSON.parse(item).text.text.split('\n');
-    expect(headline).toMatch(/^`po_1` · \*Supplier run\* · 1250\.50 USDC · status: processing · /);
+    expect(headline).toMatch(/^`po_1` · \*Supplier run\* · 1,250\.50 USDC · status: processing · /);
     expect(headline).toContain('created_at: <!date^1740906630^');
     expect(details).toBe('reference_note: March invoice');
   });
@@ -146,7 +146,7 @@ describe('renderRead: amounts are the provider digits, with their currency', () 
         { currency: 'USDT', amount: '310.00' },
       ],
     });
-    expect(text).toContain('1250.50 USDC, 310.00 USDT');
+    expect(text).toContain('1,250.50 USDC, 310.00 USDT');
     expect(text).not.toMatch(/1250\.5(?!0)/);
   });
 
@@ -159,7 +159,7 @@ describe('renderRead: amounts are the provider digits, with their currency', () 
   it('a map of currency to amount under a balance key reads as amounts', () => {
     expect(
       read('getWalletBalance', { balances: { USDC: '1250.50', USDT: '310.00' } }).text,
-    ).toContain('1250.50 USDC, 310.00 USDT');
+    ).toContain('1,250.50 USDC, 310.00 USDT');
   });
 
   it('a nested `{amount, currency}` becomes one amount under its key', () => {
@@ -185,16 +185,21 @@ describe('renderRead: amounts are the provider digits, with their currency', () 
       },
     ]);
     expect(text).toContain('100.00 USDC');
-    expect(text).toContain('destination_amount: 1712.345 MXN');
+    expect(text).toContain('destination_amount: 1,712.345 MXN');
   });
 
-  it('long and odd decimals are never rounded or reformatted', () => {
-    const digits = ['12345678901234567890.123456789012345', '0.000000001', '-5.10', '1e-7'];
+  it('long and odd decimals are never rounded: only their thousands are grouped', () => {
+    const shown = {
+      '12345678901234567890.123456789012345': '12,345,678,901,234,567,890.123456789012345',
+      '0.000000001': '0.000000001',
+      '-5.10': '-5.10',
+      '1e-7': '1e-7',
+    };
     const { text } = read(
       'listDeposits',
-      digits.map((amount, index) => ({ id: `d_${index}`, amount, currency: 'USDC' })),
+      Object.keys(shown).map((amount, index) => ({ id: `d_${index}`, amount, currency: 'USDC' })),
     );
-    for (const amount of digits) expect(text).toContain(amount);
+    for (const amount of Object.values(shown)) expect(text).toContain(amount);
   });
 
   it('an FX rate keeps all its decimals and is labelled indicative, not a quote', () => {
@@ -467,7 +472,7 @@ describe('renderAllBalances', () => {
     expectValidMessage(message);
     const texts = sections(message).map((block) => JSON.stringify(block));
     expect(texts).toHaveLength(5);
-    expect(texts[0]).toContain('*ethereum* · `wal_1`\\n1250.50 USDC');
+    expect(texts[0]).toContain('*ethereum* · `wal_1`\\n1,250.50 USDC');
     expect(texts[1]).toContain('available: 0.10 USD');
     expect(texts[2]).toContain('Could not read this balance: The Payments API failed');
     expect(texts[2]).toContain('request id req_9');

@@ -1,5 +1,5 @@
 import type { PreflightCheck, WriteIntent } from '../domain/approval.ts';
-import { compareDecimal, plainDecimal, readAmount } from '../domain/decimal.ts';
+import { compareDecimal, plainDecimal, providerAmountText, readAmount } from '../domain/decimal.ts';
 import { OPERATIONS } from '../domain/operations.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 
@@ -182,7 +182,7 @@ function balanceOf(body: unknown, { amount, currency, what }: Amount): Preflight
         `the wallet's balance is in ${otherCase.currency}; the ${what} says ${currency}, which is not the same text: the provider may refuse it`,
       );
     }
-    const held = rows.map((row) => `${row.shown} ${row.currency}`).join(', ');
+    const held = rows.map((row) => providerAmountText(row.shown, row.currency)).join(', ');
     return unchecked(
       `the wallet holds ${held}; the ${what} is in ${currency}: payops cannot compare them`,
     );
@@ -193,10 +193,14 @@ function balanceOf(body: unknown, { amount, currency, what }: Amount): Preflight
     return {
       name: 'balance',
       outcome: 'failed',
-      detail: `${most.shown} ${currency} available, less than the ${amount} requested`,
+      detail: `${providerAmountText(most.shown, currency)} available, less than the ${amount} requested`,
     };
   }
-  return { name: 'balance', outcome: 'passed', detail: `${most.shown} ${currency} available` };
+  return {
+    name: 'balance',
+    outcome: 'passed',
+    detail: `${providerAmountText(most.shown, currency)} available`,
+  };
 }
 
 interface BalanceRow {

@@ -53,7 +53,7 @@ describe('pre-flight checks', () => {
       name: 'balance',
       outcome: 'unchecked',
       detail:
-        'the wallet holds 1250.50 USDC, 310.00 USDT; the transfer is in EURC: payops cannot compare them',
+        'the wallet holds 1,250.50 USDC, 310.00 USDT; the transfer is in EURC: payops cannot compare them',
     });
   });
 

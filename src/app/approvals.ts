@@ -118,9 +118,9 @@ const RECHECK_FOR_MS = 7 * 24 * 3_600_000;
 
 /** Told on the card, in the thread and in the audit log when a request's seal does not hold. */
 const SEAL_BROKEN_STOP =
-  "stopped by payops: the stored request does not match what was approved, nothing was sent. Someone changed it in payops's database: approvers, find out who can write there before approving anything else; the requester may request it again.";
+  "The stored request no longer matches what was approved: someone changed it in payops's database. Approvers: find out who can write there before approving anything else; the requester may request it again.";
 const UNSEALED_STOP =
-  'stopped by payops: this request was stored before payops sealed its requests, so it cannot be proven to be what was requested; nothing was sent. Ask the requester to request it again.';
+  'It was stored before payops sealed its requests, so it cannot be proven to be what was requested. Ask the requester to request it again.';
 
 export class ApprovalWorkflow {
   readonly #deps: WorkflowDeps;

@@ -23,7 +23,7 @@ import { requestPayout } from '../helpers/slack.ts';
 
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
-const STOPPED = 'stopped by payops: the stored request does not match what was approved';
+const STOPPED = 'The stored request no longer matches what was approved';
 const logger = createLogger({ level: 'silent', secrets: [] });
 
 /**

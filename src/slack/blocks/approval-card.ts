@@ -547,7 +547,7 @@ function reconciliationText(
     return `${checked} *not found yet* — no matching operation seen at the provider.${tail}`;
   }
   if (reconciliation.result === 'ambiguous') {
-    return `${checked} *several operations could be this one* — a person must check at the provider before anything else.${tail}`;
+    return `${checked} *not proven* — what the provider shows could be this one, but does not show that it is; a person must check at the provider before anything else.${tail}`;
   }
   return `${checked} *the check failed*, so nothing is known yet.${tail}`;
 }

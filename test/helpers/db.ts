@@ -1,10 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import type { Database } from '../../src/store/database.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openPglite } from '../../src/store/pglite.ts';
 import { openPostgres } from '../../src/store/postgres.ts';
+import { RequestStore } from '../../src/store/request-store.ts';
+import { testCipher } from './requests.ts';
 
 export type Engine = 'pglite' | 'postgres';
 
@@ -90,4 +93,18 @@ export function migrationVersions(): string[] {
     .filter((name) => name.endsWith('.sql'))
     .map((name) => name.slice(0, 4))
     .sort();
+}
+
+/**
+ * A request store on a fresh database of `engine`, made before the enclosing block's tests and
+ * dropped after them; its fields are set once `beforeAll` has run.
+ */
+export function requestStoreOn(engine: Engine): { database: TestDatabase; store: RequestStore } {
+  const fixture = {} as { database: TestDatabase; store: RequestStore };
+  beforeAll(async () => {
+    fixture.database = await freshDatabase(engine);
+    fixture.store = new RequestStore(fixture.database.db, testCipher);
+  });
+  afterAll(() => fixture.database.drop());
+  return fixture;
 }

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RequestStore } from '../../src/store/request-store.ts';
-import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { describe, expect, it } from 'vitest';
+import { engines, requestStoreOn } from '../helpers/db.ts';
 import { checks, newRequest, testCipher, testSigner } from '../helpers/requests.ts';
 
 /**
@@ -9,18 +8,11 @@ import { checks, newRequest, testCipher, testSigner } from '../helpers/requests.
  * claimer stops it before any call, whatever count of approvals the row shows.
  */
 describe.each(engines())('request seals on %s', (engine) => {
-  let database: TestDatabase;
-  let store: RequestStore;
-
-  beforeAll(async () => {
-    database = await freshDatabase(engine);
-    store = new RequestStore(database.db, testCipher);
-  });
-  afterAll(() => database.drop());
+  const fixture = requestStoreOn(engine);
 
   it('a request is stored sealed over its own number, requester, count of approvals and fingerprint', async () => {
-    const created = await store.create(newRequest({ requiredApprovals: 2 }));
-    const stored = await store.get(created.id);
+    const created = await fixture.store.create(newRequest({ requiredApprovals: 2 }));
+    const stored = await fixture.store.get(created.id);
     expect(stored?.seal).toBe(testSigner.requestSeal(created));
     expect(stored?.seal).toBe(created.seal);
     for (const changed of [
@@ -34,15 +26,19 @@ describe.each(engines())('request seals on %s', (engine) => {
   });
 
   it('an approval of a request whose seal does not hold claims it at once; of one that holds, it only counts', async () => {
-    const intact = await store.create(newRequest({ requiredApprovals: 2 }));
-    expect((await store.approve(intact.id, 'U0BOB', 'test', checks())).kind).toBe('recorded');
+    const intact = await fixture.store.create(newRequest({ requiredApprovals: 2 }));
+    expect((await fixture.store.approve(intact.id, 'U0BOB', 'test', checks())).kind).toBe(
+      'recorded',
+    );
 
-    const changed = await store.create(newRequest({ requiredApprovals: 2 }));
+    const changed = await fixture.store.create(newRequest({ requiredApprovals: 2 }));
     const other = newRequest();
-    await database.db.query(
+    await fixture.database.db.query(
       'update payment_requests set body = $2, fingerprint = $3 where id = $1',
       [changed.id, testCipher.seal(other.body as string), other.fingerprint],
     );
-    expect((await store.approve(changed.id, 'U0BOB', 'test', checks())).kind).toBe('claimed');
+    expect((await fixture.store.approve(changed.id, 'U0BOB', 'test', checks())).kind).toBe(
+      'claimed',
+    );
   });
 });

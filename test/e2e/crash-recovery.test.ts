@@ -44,12 +44,20 @@ describe.each(engines())('crash recovery on %s', (engine) => {
     await sleep(received.at + LEASE_MS + 500 - Date.now());
 
     const restarted = await startPayops('restarted', env);
-    const sent = await slack.driver(restarted.eventsUrl).slashCommand({
-      text: `request ${message.requestId}`,
-      userId: 'U0BOB',
-      channelId: 'C0PAYOPS',
-    });
-    const shown = JSON.stringify((await slack.nextResponse(sent.responseUrlId)).body);
+    // The first sweep runs beside start-up (a slow provider must not hold it): ask until it has.
+    const askAfterRestart = async () => {
+      const sent = await slack.driver(restarted.eventsUrl).slashCommand({
+        text: `request ${message.requestId}`,
+        userId: 'U0BOB',
+        channelId: 'C0PAYOPS',
+      });
+      return JSON.stringify((await slack.nextResponse(sent.responseUrlId)).body);
+    };
+    let shown = await askAfterRestart();
+    for (let tries = 1; !shown.includes('payops reconciled') && tries < 20; tries++) {
+      await sleep(500);
+      shown = await askAfterRestart();
+    }
     expect(shown).toContain(`Request #${message.requestId}: outcome unknown, do not resubmit`);
     expect(shown).toContain('payops reconciled');
 

@@ -211,7 +211,7 @@ const PAYOUT_FIELDS =
 export interface ApprovalMessage {
   channel: string;
   ts: string;
-  /** The request's number, the value of its Approve button. */
+  /** The request's number, as its Approve button's value starts (`<number>:<fingerprint>`). */
   requestId: string;
 }
 
@@ -239,7 +239,7 @@ export async function requestPayout(
       (call) =>
         call.args.channel === REHEARSAL_APPROVALS_CHANNEL && call.args.thread_ts === undefined,
     );
-  const requestId = posted && approveButtonValue(posted.args.blocks);
+  const requestId = posted && approveButtonValue(posted.args.blocks)?.split(':')[0];
   if (!posted || !requestId) {
     throw new Error(
       `no approval message was posted; alice was told ${JSON.stringify(confirmation.body)}`,

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Agent, request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
 import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
@@ -329,12 +330,16 @@ describe('following a submitted payout to its final status', () => {
     try {
       const r = await rehearse({ PAYMENTS_BASE_URL: provider.url }, { port });
       // An earlier payout of the same amount to Jane, made at the provider's dashboard, returned.
-      const made = await fetch(`${r.sandbox.url}/payouts`, {
+      // On a connection of its own: one the proxy kept alive may be closed by the sandbox.
+      const fresh = new Agent();
+      const made = await request(`${r.sandbox.url}/payouts`, {
         method: 'POST',
         headers: { 'X-Api-Key': SANDBOX_KEY.full, 'Content-Type': 'application/json' },
         body: JSON.stringify(janePayout(5000)),
+        dispatcher: fresh,
       });
-      const old = ((await made.json()) as { id: string }).id;
+      const old = ((await made.body.json()) as { id: string }).id;
+      await fresh.close();
       expect(r.sandbox.setRecordStatus(old, 'returned')).toBe(true);
       // The list shows no creation time.
       r.sandbox.setListView({ renames: { created_at: 'booked' } });

@@ -8,7 +8,7 @@ import {
   type SlackMessage,
 } from '../sandbox/slack.ts';
 import { parseHomeButton } from '../slack/blocks/home.ts';
-import { requestIdOf } from '../slack/interaction-ids.ts';
+import { parseApproveButton } from '../slack/interaction-ids.ts';
 import type { WorkspaceDirectory } from './demo-directory.ts';
 import {
   type FormField,
@@ -499,7 +499,7 @@ export class DemoConsole {
       this.findButton(
         (button) =>
           button.label.toLowerCase().startsWith(wanted) &&
-          (requestIdOf(button.value) ?? parseHomeButton(button.value)?.id) === requestId &&
+          (parseApproveButton(button.value) ?? parseHomeButton(button.value))?.id === requestId &&
           (button.visibleTo === undefined || button.visibleTo === this.userId),
       );
     const deadline = Date.now() + (this.options.answerTimeoutMs ?? 10_000);

@@ -283,7 +283,8 @@ async function followToFinal(
     for (const message of slack.channel(APPROVALS_CHANNEL).messages) {
       const id = markOf(message, FOLLOW_NOTICE_EVENT);
       if (id === undefined || !expected.has(id) || finals.has(id)) continue;
-      if (!/It is a final status/.test(message.text ?? '')) continue;
+      // A success (still watched for a return) or a failure: the status the payout came to.
+      if (!/It is (a final status|a success)/.test(message.text ?? '')) continue;
       finals.add(id);
       lastFinalMs = performance.now() - started;
     }

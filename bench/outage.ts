@@ -70,7 +70,6 @@ export async function runOutage(
       await driver.blockAction({
         userId: 'U0BOB',
         actionId: ACTION.approve,
-        value: id,
         message: { channel: APPROVALS_CHANNEL, ts: card?.ts as string },
       });
     }

@@ -69,12 +69,11 @@ export class SlackRequests {
     return this.#built(sending);
   }
 
-  /** A click on Approve of `card` (its button value given, as a client still showing it would). */
+  /** A click on Approve of `card`, with the value its button shows (the request and its fingerprint). */
   async approve(card: Card, userId: string): Promise<BuiltRequest> {
     const sending = this.#driver.blockAction({
       userId,
       actionId: ACTION.approve,
-      value: String(card.id),
       message: { channel: APPROVALS_CHANNEL, ts: card.ts },
     });
     return this.#built(sending);

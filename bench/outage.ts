@@ -96,7 +96,10 @@ export async function runOutage(
         lastCard = performance.now() - recovered;
       }
       for (const id of outcomesLeft) {
-        if (!told(id) || !/submitted to the provider/.test(cardOf(id)?.text ?? '')) continue;
+        // Submitted, or already succeeded if following read it while Slack was down.
+        if (!told(id) || !/(submitted to|succeeded at) the provider/.test(cardOf(id)?.text ?? '')) {
+          continue;
+        }
         outcomesLeft.delete(id);
         lastOutcome = performance.now() - recovered;
       }

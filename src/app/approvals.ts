@@ -382,17 +382,16 @@ export class ApprovalWorkflow {
     const reads = new SharedListReads(this.#deps.client, checking, {
       sync: this.#deps.keyScopes.includes('resources:write'),
     });
-    const checks = await Promise.allSettled(
-      checking.map((request) => this.#reconcile(request, reads)),
-    );
-    for (const check of checks) {
-      if (check.status === 'rejected') {
-        this.#deps.logger.error({ err: check.reason }, 'reconciliation failed; retried next sweep');
+    // One after another: a record one of them is found with is then another request's, which
+    // the next one's matching excludes (side by side, two could each be found with it).
+    const reconciled: PaymentRequest[] = [];
+    for (const request of checking) {
+      try {
+        reconciled.push(await this.#reconcile(request, reads));
+      } catch (error) {
+        this.#deps.logger.error({ err: error }, 'reconciliation failed; retried next sweep');
       }
     }
-    const reconciled = checks.flatMap((check) =>
-      check.status === 'fulfilled' ? [check.value] : [],
-    );
     this.#changed();
     return [
       ...expired,

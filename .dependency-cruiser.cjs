@@ -3,10 +3,12 @@
  * count: a type names what a module knows about, and knowing is the dependency.
  *
  * "Production" is what the `payops` bin and the bot load without being asked for a rehearsal:
- * everything in src/ but the sandbox and the CLI commands that run it (demo*, sandbox).
+ * everything in src/ but src/rehearsal/ (the Payments sandbox, the Slack emulation, the demo).
  */
-const SANDBOX_CLIS = '^src/cli/(demo[^/]*|sandbox)[.]ts$';
-const PRODUCTION = { path: '^src/', pathNot: ['^src/sandbox/', SANDBOX_CLIS] };
+const REHEARSAL = '^src/rehearsal/';
+const PRODUCTION = { path: '^src/', pathNot: REHEARSAL };
+/** The modules the bin loads for `payops demo` and `payops sandbox`. */
+const REHEARSAL_COMMANDS = '^src/rehearsal/(demo/demo|sandbox-command)[.]ts$';
 
 /** A rule every import from `from` to `to` breaks; `comment` says why, in the failure too. */
 function forbid(name, comment, from, to) {
@@ -46,7 +48,7 @@ module.exports = {
       'app-not-adapters',
       'Use cases are driven by Slack and the CLI, never the other way round, and never reach the sandbox: the same workflow runs behind any front.',
       { path: '^src/app/' },
-      { path: '^src/(slack|cli|sandbox)/' },
+      { path: '^src/(slack|cli|rehearsal)/' },
     ),
     forbid(
       'slack-not-store',
@@ -64,31 +66,31 @@ module.exports = {
       'store-not-above',
       'The store keeps rows: the use cases, Slack and the configuration depend on it, never it on them (its ports and settings are handed to it).',
       { path: '^src/store/' },
-      { path: ['^src/(app|slack|cli|sandbox)/', '^src/(config|bot)[.]ts$'] },
+      { path: ['^src/(app|slack|cli|rehearsal)/', '^src/(config|bot)[.]ts$'] },
     ),
     forbid(
       'payments-not-above',
       'The provider client knows the provider only: no use case, store or Slack behind it, so it can be used and tested alone.',
       { path: '^src/payments/' },
-      { path: ['^src/(app|slack|store|cli|sandbox)/', '^src/(config|bot)[.]ts$'] },
+      { path: ['^src/(app|slack|store|cli|rehearsal)/', '^src/(config|bot)[.]ts$'] },
     ),
     forbid(
       'config-below-app',
       'Configuration is validated before anything runs: it may use domain rules to check values, never the use cases or adapters built from it.',
       { path: '^src/config[.]ts$' },
-      { path: ['^src/(app|slack|store|payments|cli|sandbox)/', '^src/bot[.]ts$'] },
+      { path: ['^src/(app|slack|store|payments|cli|rehearsal)/', '^src/bot[.]ts$'] },
     ),
     forbid(
-      'production-not-sandbox',
-      'The sandbox and the Slack emulation are rehearsal features: production code never loads them, so a fake can never answer for the real provider or Slack.',
+      'production-not-rehearsal',
+      'The sandbox and the Slack emulation are rehearsal tools: production code never loads them (but for the commands that run them, below), so a fake can never answer for the real provider or Slack.',
       PRODUCTION,
-      { path: '^src/sandbox/' },
+      { path: REHEARSAL, pathNot: REHEARSAL_COMMANDS },
     ),
     forbid(
-      'sandbox-clis-lazily',
+      'rehearsal-commands-lazily',
       'The bin offers demo and sandbox (run from a production install), loaded by import() only when asked for: a static import would load the sandbox with every command.',
       PRODUCTION,
-      { path: SANDBOX_CLIS, dynamic: false },
+      { path: REHEARSAL_COMMANDS, dynamic: false },
     ),
   ],
   options: {

@@ -1,11 +1,14 @@
-import { type PaymentsSandbox, startPaymentsSandbox } from '../src/sandbox/payments-api.ts';
-import { rehearsalEnv } from '../src/sandbox/rehearsal.ts';
+import { rehearsalEnv } from '../src/rehearsal/rehearsal.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../src/rehearsal/sandbox/payments-api.ts';
 import {
   type ApiCall,
   rateBuckets,
   type SlackEmulation,
   startSlackEmulation,
-} from '../src/sandbox/slack.ts';
+} from '../src/rehearsal/sandbox/slack.ts';
 import { CARD_EVENT, FOLLOW_NOTICE_EVENT, NOTICE_EVENT } from '../src/slack/outbox.ts';
 import { type LatencySummary, type LoadWorker, sleep, summarize } from './load.ts';
 import type { ChildApp } from './processes.ts';

@@ -1,6 +1,6 @@
-import { startPaymentsSandbox } from '../src/sandbox/payments-api.ts';
-import { rehearsalEnv } from '../src/sandbox/rehearsal.ts';
-import { startSlackEmulation } from '../src/sandbox/slack.ts';
+import { rehearsalEnv } from '../src/rehearsal/rehearsal.ts';
+import { startPaymentsSandbox } from '../src/rehearsal/sandbox/payments-api.ts';
+import { startSlackEmulation } from '../src/rehearsal/sandbox/slack.ts';
 import { ACTION } from '../src/slack/interaction-ids.ts';
 import { CARD_EVENT, NOTICE_EVENT } from '../src/slack/outbox.ts';
 import { markOf, payoutText, tally } from './burst.ts';

@@ -3,7 +3,7 @@ import {
   SlackDriver,
   type SlackEmulation,
   signSlackRequest,
-} from '../src/sandbox/slack.ts';
+} from '../src/rehearsal/sandbox/slack.ts';
 import { ACTION } from '../src/slack/interaction-ids.ts';
 import type { SignedRequest } from './load.ts';
 

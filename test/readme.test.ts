@@ -5,17 +5,17 @@ import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { runDemoConsole } from '../src/cli/demo-console.ts';
-import { WorkspaceDirectory } from '../src/cli/demo-directory.ts';
 import { parseCommand } from '../src/domain/commands.ts';
 import { OPERATION_IDS, OPERATIONS } from '../src/domain/operations.ts';
 import { isWriteCommandWord, parseWriteCommand } from '../src/domain/write-commands.ts';
+import { runDemoConsole } from '../src/rehearsal/demo/demo-console.ts';
+import { WorkspaceDirectory } from '../src/rehearsal/demo/demo-directory.ts';
 import {
   DEFAULT_CHANNELS,
   DEFAULT_USER_GROUPS,
   DEFAULT_USERS,
   startSlackEmulation,
-} from '../src/sandbox/slack.ts';
+} from '../src/rehearsal/sandbox/slack.ts';
 import { isAdminWord } from '../src/slack/listeners/admin-commands.ts';
 
 /**
@@ -314,15 +314,11 @@ describe('README and .env.example: configuration', () => {
 const TEST_VARIABLES = ['TEST_DATABASE_URL', 'CI'];
 
 /**
- * Outside payops proper: the Payments and Slack emulations (`src/sandbox/`), the demo
- * (`src/cli/demo*.ts`, which also honours the NO_COLOR convention) and the sandbox command
- * (`src/cli/sandbox.ts`, its SANDBOX_* variables are in `payops sandbox --help`).
+ * Outside payops proper: the rehearsal tools (`src/rehearsal/`): the Payments and Slack
+ * emulations, the demo (which also honours the NO_COLOR convention) and the sandbox command
+ * (its SANDBOX_* variables are in `payops sandbox --help`).
  */
-const NOT_CONFIGURATION = [
-  /^src\/sandbox\//,
-  /^src\/cli\/demo[^/]*\.ts$/,
-  /^src\/cli\/sandbox\.ts$/,
-];
+const NOT_CONFIGURATION = [/^src\/rehearsal\//];
 
 /**
  * The keys of src/config.ts's `z.object({…})` schemas, its `…_SECRETS` lists, and every other

@@ -15,7 +15,7 @@ export const flags: readonly string[] = ['--sandbox'];
 export async function run(args: string[]): Promise<number> {
   if (!args.includes('--sandbox')) return doctor(process.env);
   // Loaded only when asked for: a doctor of a real deployment never loads the sandbox.
-  const { withPaymentsSandbox } = await import('./sandbox.ts');
+  const { withPaymentsSandbox } = await import('../rehearsal/sandbox-command.ts');
   return withPaymentsSandbox((sandboxEnv) =>
     doctor({
       ...process.env,

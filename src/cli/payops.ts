@@ -25,11 +25,11 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   },
   sandbox: {
     summary: 'run the Payments API sandbox and an emulated Slack on 127.0.0.1',
-    load: () => import('./sandbox.ts'),
+    load: () => import('../rehearsal/sandbox-command.ts'),
   },
   demo: {
     summary: 'payops end to end on this machine, in a console, with nothing to configure',
-    load: () => import('./demo.ts'),
+    load: () => import('../rehearsal/demo/demo.ts'),
   },
   audit: {
     summary: "check the audit log's hash chain (`payops audit verify`)",

@@ -4,7 +4,10 @@ import { ApprovalWorkflow } from '../../src/app/approvals.ts';
 import type { PaymentRequest, WriteIntent } from '../../src/domain/approval.ts';
 import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { parseRoleMembers } from '../../src/domain/roles.ts';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 import type { Database, Queryable } from '../../src/store/database.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { createPayoutCalls, sleep } from '../helpers/bot-process.ts';

@@ -3,7 +3,10 @@ import { Follower } from '../../src/app/follow-up.ts';
 import { DEFAULT_FAILURE_STATUSES, DEFAULT_SUCCESS_STATUSES } from '../../src/domain/follow.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { PaymentsClient } from '../../src/payments/client.ts';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 import { FollowStore } from '../../src/store/follow-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';

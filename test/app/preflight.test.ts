@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { preflight } from '../../src/app/preflight.ts';
-import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
+import { SANDBOX_IDS } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { sandboxAndClient } from '../helpers/payments.ts';
 
 /** Each pre-flight check against the sandbox over HTTP: passed, failed, certain, or not checked. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ReadService } from '../../src/app/reads.ts';
-import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
+import { SANDBOX_IDS } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { sandboxAndClient } from '../helpers/payments.ts';
 
 const { wallet, recipient, corridor } = SANDBOX_IDS;

@@ -8,7 +8,7 @@ import {
   type PagingStyle,
   SANDBOX_IDS,
   startPaymentsSandbox,
-} from '../../src/sandbox/payments-api.ts';
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 import { clientFor, EXAMPLE_CALLS, sandboxAndClient } from '../helpers/payments.ts';
 import { testSigner } from '../helpers/requests.ts';
 

@@ -7,7 +7,7 @@ import {
   SANDBOX_KEY,
   SANDBOX_OTHER_BUSINESS,
   startPaymentsSandbox,
-} from '../../src/sandbox/payments-api.ts';
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 
 const run = promisify(execFile);
 let sandbox: PaymentsSandbox;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATION_IDS, OPERATIONS, type WriteOperationId } from '../../src/domain/operations.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 import { ask } from '../helpers/slack.ts';

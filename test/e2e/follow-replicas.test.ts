@@ -1,6 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
-import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/rehearsal/sandbox/slack.ts';
 import {
   cleanUpPayops,
   clickApprove,

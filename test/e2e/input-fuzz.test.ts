@@ -8,9 +8,13 @@ import {
   type WriteOperationId,
 } from '../../src/domain/operations.ts';
 import { WRITE_COMMAND_WORDS } from '../../src/domain/write-commands.ts';
-import { SANDBOX_IDS } from '../../src/sandbox/payments-data.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
-import type { JsonObject, SignedResponse, SlackContentType } from '../../src/sandbox/slack.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import { SANDBOX_IDS } from '../../src/rehearsal/sandbox/payments-data.ts';
+import type {
+  JsonObject,
+  SignedResponse,
+  SlackContentType,
+} from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { ask } from '../helpers/slack.ts';
 

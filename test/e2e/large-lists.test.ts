@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { startBot } from '../../src/bot.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { cleanUpPayops, payopsEnvironment, sleep, startPayops } from '../helpers/bot-process.ts';
 import { payoutCommand } from '../helpers/payments.ts';

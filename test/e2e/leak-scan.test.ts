@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LEAK_SCAN_DIR_VARIABLE } from '../../src/sandbox/leak-trail.ts';
+import { LEAK_SCAN_DIR_VARIABLE } from '../../src/rehearsal/leak-trail.ts';
 import { scanTrail } from '../helpers/leak-scan.ts';
 
 /**

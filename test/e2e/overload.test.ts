@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import { SANDBOX_IDS } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { OVERLOADED_TEXT } from '../../src/slack/app.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { ask } from '../helpers/slack.ts';

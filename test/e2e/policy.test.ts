@@ -6,9 +6,12 @@ import { startBot } from '../../src/bot.ts';
 import { loadConfig } from '../../src/config.ts';
 import { ApproverShortageError } from '../../src/domain/policy.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
-import { type Rehearsal, rehearsalEnv, startRehearsal } from '../../src/sandbox/rehearsal.ts';
-import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import { type Rehearsal, rehearsalEnv, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/rehearsal/sandbox/slack.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 import { approvalMessageTs, ask } from '../helpers/slack.ts';
 

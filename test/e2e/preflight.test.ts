@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import { SANDBOX_IDS } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { createPayoutCalls } from '../helpers/bot-process.ts';
 import { EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';

@@ -9,8 +9,11 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATIONS } from '../../src/domain/operations.ts';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
-import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import {
   cleanUpPayops,

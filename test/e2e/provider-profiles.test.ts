@@ -8,22 +8,22 @@ import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PaymentsClient } from '../../src/payments/client.ts';
 import {
+  REHEARSAL_APPROVALS_CHANNEL,
+  type RestartableRehearsal,
+  startRehearsal,
+} from '../../src/rehearsal/rehearsal.ts';
+import {
   PROFILE_NAMES,
   PROFILES,
   type RecordedRequest,
   SANDBOX_IDS,
-} from '../../src/sandbox/payments-api.ts';
-import {
-  REHEARSAL_APPROVALS_CHANNEL,
-  type RestartableRehearsal,
-  startRehearsal,
-} from '../../src/sandbox/rehearsal.ts';
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { approvalMessageTs, ask } from '../helpers/slack.ts';
 
 /**
  * The core flows, through signed Slack requests to the real bot, against every provider profile
- * of the sandbox (src/sandbox/provider-profiles.ts): each profile answers as another plausible
+ * of the sandbox (src/rehearsal/sandbox/provider-profiles.ts): each profile answers as another plausible
  * provider would where the spec shows nothing, so a flow green only on `default` is a flow that
  * holds only under payops's own assumptions.
  *

@@ -1,8 +1,12 @@
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_IDS, SANDBOX_KEY, SANDBOX_KEYS } from '../../src/sandbox/payments-api.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import {
+  SANDBOX_IDS,
+  SANDBOX_KEY,
+  SANDBOX_KEYS,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 import { ask } from '../helpers/slack.ts';
 
 /** Keys the tests may change while the bot runs (revoked, put under review, scopes cut). */

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PROFILES, SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
 import {
   REHEARSAL_APPROVALS_CHANNEL,
   type Rehearsal,
   startRehearsal,
-} from '../../src/sandbox/rehearsal.ts';
+} from '../../src/rehearsal/rehearsal.ts';
+import { PROFILES, SANDBOX_KEY } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 import { approvalMessageTs, ask } from '../helpers/slack.ts';

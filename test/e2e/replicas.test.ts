@@ -1,11 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadStoreToolConfig } from '../../src/config.ts';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 import {
   type SlackDriver,
   type SlackEmulation,
   startSlackEmulation,
-} from '../../src/sandbox/slack.ts';
+} from '../../src/rehearsal/sandbox/slack.ts';
 import { PayloadCipher } from '../../src/store/payload-cipher.ts';
 import {
   cleanUpPayops,

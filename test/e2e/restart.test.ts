@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningBot, StartupRefused, startBot } from '../../src/bot.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
+import { rehearsalEnv } from '../../src/rehearsal/rehearsal.ts';
 import {
   type PaymentsSandbox,
   SANDBOX_OTHER_BUSINESS,
   startPaymentsSandbox,
-} from '../../src/sandbox/payments-api.ts';
-import { rehearsalEnv } from '../../src/sandbox/rehearsal.ts';
-import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+} from '../../src/rehearsal/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/rehearsal/sandbox/slack.ts';
 import { SlackIdentityError } from '../../src/slack/directory.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';

@@ -1,8 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
-import { type SignedRequest, sendExactly, signSlackRequest } from '../../src/sandbox/slack.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import {
+  type SignedRequest,
+  sendExactly,
+  signSlackRequest,
+} from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 import { ask, openPayoutForm, requestFormValues } from '../helpers/slack.ts';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
-import type { ApiCall, SlackEmulationOptions } from '../../src/sandbox/slack.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import type { ApiCall, SlackEmulationOptions } from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { CARD_EVENT, NOTICE_EVENT } from '../../src/slack/outbox.ts';
 import { ask } from '../helpers/slack.ts';

@@ -4,9 +4,12 @@ import { type WebSocket, WebSocketServer } from 'ws';
 import { type RunningBot, startBot } from '../../src/bot.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logger.ts';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
-import { rehearsalEnv } from '../../src/sandbox/rehearsal.ts';
-import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import { rehearsalEnv } from '../../src/rehearsal/rehearsal.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/rehearsal/sandbox/slack.ts';
 
 const APP_TOKEN = 'xapp-1-A0PAYOPS-emulation';
 

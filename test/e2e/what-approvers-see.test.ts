@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { SANDBOX_IDS, SANDBOX_KEY } from '../../src/sandbox/payments-api.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import { SANDBOX_IDS, SANDBOX_KEY } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { clientFor, EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';
 import { ask, requestPayout } from '../helpers/slack.ts';

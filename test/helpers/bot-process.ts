@@ -5,10 +5,14 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { npmStartCommand } from '../../bench/processes.ts';
 import { loadConfig, secretsOf } from '../../src/config.ts';
-import { keepForLeakScan, leakScanOn } from '../../src/sandbox/leak-trail.ts';
-import type { PaymentsSandbox, RecordedRequest } from '../../src/sandbox/payments-api.ts';
-import { REHEARSAL_APPROVALS_CHANNEL, rehearsalEnv } from '../../src/sandbox/rehearsal.ts';
-import type { BlockActionResult, SlackDriver, SlackEmulation } from '../../src/sandbox/slack.ts';
+import { keepForLeakScan, leakScanOn } from '../../src/rehearsal/leak-trail.ts';
+import { REHEARSAL_APPROVALS_CHANNEL, rehearsalEnv } from '../../src/rehearsal/rehearsal.ts';
+import type { PaymentsSandbox, RecordedRequest } from '../../src/rehearsal/sandbox/payments-api.ts';
+import type {
+  BlockActionResult,
+  SlackDriver,
+  SlackEmulation,
+} from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 
 /**

@@ -2,8 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
-import { type PaymentsSandbox, startPaymentsSandbox } from '../../src/sandbox/payments-api.ts';
-import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/rehearsal/sandbox/slack.ts';
 import type { Database } from '../../src/store/database.ts';
 import { openPglite } from '../../src/store/pglite.ts';
 import { cleanUpPayops, createPayoutCalls, sleep } from './bot-process.ts';

@@ -8,7 +8,7 @@ import {
   SANDBOX_KEY,
   type SandboxOptions,
   startPaymentsSandbox,
-} from '../../src/sandbox/payments-api.ts';
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 
 const { wallet, recipient, corridor, depositAccount } = SANDBOX_IDS;
 

@@ -1,5 +1,5 @@
-import type { Rehearsal } from '../../src/sandbox/rehearsal.ts';
-import type { JsonObject } from '../../src/sandbox/slack.ts';
+import type { Rehearsal } from '../../src/rehearsal/rehearsal.ts';
+import type { JsonObject } from '../../src/rehearsal/sandbox/slack.ts';
 import { VIEW } from '../../src/slack/interaction-ids.ts';
 import { payoutCommand } from './payments.ts';
 

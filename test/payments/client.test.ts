@@ -23,7 +23,7 @@ import {
   SANDBOX_IDS,
   SANDBOX_KEY,
   startPaymentsSandbox,
-} from '../../src/sandbox/payments-api.ts';
+} from '../../src/rehearsal/sandbox/payments-api.ts';
 import { captureLogger, clientFor, EXAMPLE_CALLS } from '../helpers/payments.ts';
 
 let sandbox: PaymentsSandbox;

@@ -1,7 +1,7 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
-import { type SlackEmulation, startSlackEmulation } from '../../src/sandbox/slack.ts';
+import { type SlackEmulation, startSlackEmulation } from '../../src/rehearsal/sandbox/slack.ts';
 import { CARD_EVENT, SlackOutbox } from '../../src/slack/outbox.ts';
 import { SlackRateLimiter } from '../../src/slack/rate-limits.ts';
 import { OutboxStore } from '../../src/store/outbox-store.ts';

@@ -11,7 +11,7 @@ import {
   type SlackEmulation,
   type SlackEmulationOptions,
   startSlackEmulation,
-} from '../../src/sandbox/slack.ts';
+} from '../../../src/rehearsal/sandbox/slack.ts';
 
 const CHANNEL = 'C0PAYOPS';
 

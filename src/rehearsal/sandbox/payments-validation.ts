@@ -3,14 +3,14 @@
  * which parameters and body fields exist; the rules for their values are the sandbox's choice,
  * because the spec shows neither types nor allowed values (part 2 and part 4, rule 5).
  */
-import { isPositiveDecimalString } from '../domain/decimal.ts';
+import { isPositiveDecimalString } from '../../domain/decimal.ts';
 import {
   OPERATIONS,
   type OperationId,
   type OperationSpec,
   type QueryParamSpec,
   type WriteOperationId,
-} from '../domain/operations.ts';
+} from '../../domain/operations.ts';
 import {
   CHAINS,
   FIAT_CURRENCIES,

@@ -2,8 +2,8 @@
  * What each of the 26 authenticated operations does to the sandbox's state, and what it answers.
  * Requests reach these handlers already authenticated, scope-checked and validated.
  */
-import { compareDecimal, multiplyDecimal, subtractDecimal } from '../domain/decimal.ts';
-import type { OperationId, Scope } from '../domain/operations.ts';
+import { compareDecimal, multiplyDecimal, subtractDecimal } from '../../domain/decimal.ts';
+import type { OperationId, Scope } from '../../domain/operations.ts';
 import {
   type ActivityStatus,
   type Business,

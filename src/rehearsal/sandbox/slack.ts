@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { keepForLeakScan } from './leak-trail.ts';
+import { keepForLeakScan } from '../leak-trail.ts';
 import { SlackDriver } from './slack-driver.ts';
 import {
   type ApiArgs,

@@ -15,7 +15,7 @@ import {
   OPERATIONS,
   type OperationId,
   requiredScopes,
-} from '../domain/operations.ts';
+} from '../../domain/operations.ts';
 import { jsonText } from './json-text.ts';
 import {
   type Business,

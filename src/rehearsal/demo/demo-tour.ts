@@ -1,4 +1,4 @@
-import type { Rehearsal } from '../sandbox/rehearsal.ts';
+import type { Rehearsal } from '../rehearsal.ts';
 import type { SlackMessage } from '../sandbox/slack.ts';
 import type { Clickable, DemoConsole } from './demo-console.ts';
 import type { TextStyle } from './to-text.ts';

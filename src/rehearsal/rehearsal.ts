@@ -7,13 +7,13 @@ import {
   type SandboxOptions,
   sandboxPaymentsEnv,
   startPaymentsSandbox,
-} from './payments-api.ts';
+} from './sandbox/payments-api.ts';
 import {
   type SlackDriver,
   type SlackEmulation,
   type SlackEmulationOptions,
   startSlackEmulation,
-} from './slack.ts';
+} from './sandbox/slack.ts';
 
 /**
  * The whole of payops on one machine, over real HTTP on loopback: the Payments sandbox, the

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../src/domain/operations.ts';
+import { OPERATION_IDS, OPERATIONS, type OperationId } from '../../../src/domain/operations.ts';
 import {
   type PagingStyle,
   type PaymentsSandbox,
@@ -11,7 +11,7 @@ import {
   SANDBOX_IDS,
   SANDBOX_KEY,
   startPaymentsSandbox,
-} from '../../src/sandbox/payments-api.ts';
+} from '../../../src/rehearsal/sandbox/payments-api.ts';
 
 const {
   wallet: WALLET,

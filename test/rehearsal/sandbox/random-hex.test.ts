@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomHex } from '../../src/sandbox/random-hex.ts';
+import { randomHex } from '../../../src/rehearsal/sandbox/random-hex.ts';
 
 describe('randomHex', () => {
   it('gives the asked number of bytes as hex, never the same twice across pool refills', () => {

@@ -6,7 +6,7 @@
  * snake_case of the request fields the spec does show.
  */
 import { randomBytes } from 'node:crypto';
-import type { Scope } from '../domain/operations.ts';
+import type { Scope } from '../../domain/operations.ts';
 import { randomHex } from './random-hex.ts';
 
 export interface SandboxKey {

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { sendSlackRequest } from '../../src/sandbox/slack.ts';
+import { sendSlackRequest } from '../../src/rehearsal/sandbox/slack.ts';
 import { cleanUpPayops, startPayops } from '../helpers/bot-process.ts';
 
 /**

@@ -7,8 +7,8 @@ import {
   readAnswer,
   readAssignments,
   stateValues,
-} from '../../src/cli/demo-form.ts';
-import { viewToText } from '../../src/cli/to-text.ts';
+} from '../../../src/rehearsal/demo/demo-form.ts';
+import { viewToText } from '../../../src/rehearsal/demo/to-text.ts';
 
 const plain = (text: string) => ({ type: 'plain_text', text });
 const option = (value: string, label = value) => ({ text: plain(label), value });

@@ -5,8 +5,8 @@
  * `has_more`, banking numbers masked or cut to their last four digits, amounts in another form,
  * fields under other names.
  */
-import { plainDecimal } from '../domain/decimal.ts';
-import { maskAccount } from '../domain/masking.ts';
+import { plainDecimal } from '../../domain/decimal.ts';
+import { maskAccount } from '../../domain/masking.ts';
 import { SandboxError } from './payments-errors.ts';
 
 export type PagingStyle = 'cursor' | 'link' | 'next_url' | 'page' | 'has_more';

@@ -1,3 +1,4 @@
+import { rehearsalEnv } from './rehearsal.ts';
 import {
   isProfileName,
   PROFILE_NAMES,
@@ -7,9 +8,8 @@ import {
   type SandboxKey,
   sandboxPaymentsEnv,
   startPaymentsSandbox,
-} from '../sandbox/payments-api.ts';
-import { rehearsalEnv } from '../sandbox/rehearsal.ts';
-import { DEFAULT_CHANNELS, DEFAULT_USERS, startSlackEmulation } from '../sandbox/slack.ts';
+} from './sandbox/payments-api.ts';
+import { DEFAULT_CHANNELS, DEFAULT_USERS, startSlackEmulation } from './sandbox/slack.ts';
 
 const profileWidth = Math.max(...PROFILE_NAMES.map((name) => name.length));
 

@@ -1,4 +1,6 @@
 import { clearLine, createInterface, cursorTo, type Interface } from 'node:readline';
+import { parseHomeButton } from '../../slack/blocks/home.ts';
+import { parseApproveButton } from '../../slack/interaction-ids.ts';
 import {
   dmChannelFor,
   isObject,
@@ -7,8 +9,6 @@ import {
   type SlackEmulation,
   type SlackMessage,
 } from '../sandbox/slack.ts';
-import { parseHomeButton } from '../slack/blocks/home.ts';
-import { parseApproveButton } from '../slack/interaction-ids.ts';
 import type { WorkspaceDirectory } from './demo-directory.ts';
 import {
   type FormField,

@@ -1,4 +1,4 @@
-import { tokenize } from '../domain/command-text.ts';
+import { tokenize } from '../../domain/command-text.ts';
 import { isObject, type JsonObject } from '../sandbox/slack.ts';
 
 /**

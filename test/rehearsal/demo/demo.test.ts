@@ -4,10 +4,13 @@ import type { Server } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { App, LogLevel } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type DemoConsoleOptions, runDemoConsole } from '../../src/cli/demo-console.ts';
-import { WorkspaceDirectory } from '../../src/cli/demo-directory.ts';
-import { SANDBOX_IDS } from '../../src/sandbox/payments-api.ts';
-import { type Rehearsal, startRehearsal } from '../../src/sandbox/rehearsal.ts';
+import {
+  type DemoConsoleOptions,
+  runDemoConsole,
+} from '../../../src/rehearsal/demo/demo-console.ts';
+import { WorkspaceDirectory } from '../../../src/rehearsal/demo/demo-directory.ts';
+import { type Rehearsal, startRehearsal } from '../../../src/rehearsal/rehearsal.ts';
+import { SANDBOX_IDS } from '../../../src/rehearsal/sandbox/payments-api.ts';
 import {
   botEventsUrl,
   DEFAULT_CHANNELS,
@@ -16,7 +19,7 @@ import {
   DEFAULT_USERS,
   type SlackEmulation,
   startSlackEmulation,
-} from '../../src/sandbox/slack.ts';
+} from '../../../src/rehearsal/sandbox/slack.ts';
 
 const directory = new WorkspaceDirectory({
   users: DEFAULT_USERS,

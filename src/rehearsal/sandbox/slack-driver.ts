@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Server } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { keepForLeakScan } from './leak-trail.ts';
+import { keepForLeakScan } from '../leak-trail.ts';
 import {
   isObject,
   type JsonObject,

@@ -15,7 +15,6 @@ import { registerSecrets } from './domain/scrub.ts';
 import { Signer } from './domain/signer.ts';
 import type { Logger } from './logger.ts';
 import { PaymentsClient } from './payments/client.ts';
-import { ProviderBusyError } from './payments/errors.ts';
 import { createSlackApp } from './slack/app.ts';
 import type { FreezeNotice } from './slack/blocks/approval-card.ts';
 import { boltLogger } from './slack/bolt-logger.ts';
@@ -320,10 +319,9 @@ function providerProbe(payments: PaymentsClient): () => Promise<boolean> {
   let probe: { at: number; ok: boolean } | undefined;
   return async () => {
     if (probe && Date.now() - probe.at < PROVIDER_PROBE_TTL_MS) return probe.ok;
-    // Busy means it answers, slowly: not a reason to take this replica out of rotation.
     const ok = await payments.call('health').then(
       () => true,
-      (error) => error instanceof ProviderBusyError,
+      () => false,
     );
     probe = { at: Date.now(), ok };
     return ok;

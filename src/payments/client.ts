@@ -13,7 +13,6 @@ import {
   OutcomeUnknownError,
   PaymentsApiError,
   type PaymentsErrorDetails,
-  ProviderBusyError,
   ReplyTooLargeError,
   RequestRejectedError,
   ScopeReviewRequiredError,
@@ -113,8 +112,6 @@ export class PaymentsClient {
   readonly #writePool: Pool;
   readonly #basePath: string;
   readonly #inFlight: Semaphore;
-  /** How long calls to the provider have been taking lately. */
-  readonly #callMs = new RecentAverage();
 
   constructor(options: PaymentsClientOptions) {
     this.#options = { maxRetryAfterMs: 5_000, random: Math.random, ...options };
@@ -233,7 +230,6 @@ export class PaymentsClient {
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     let status: number | undefined;
     let requestId: string | undefined;
-    const sentAt = performance.now();
     try {
       const response = await (isWrite ? this.#writePool : this.#pool).request({
         method: spec.method,
@@ -267,7 +263,6 @@ export class PaymentsClient {
       clearTimeout(timer);
       signal?.removeEventListener('abort', onCallerAbort);
       release();
-      this.#callMs.add(performance.now() - sentAt);
     }
   }
 
@@ -325,17 +320,6 @@ export class PaymentsClient {
     // A free slot needs no deadline: most calls never wait.
     const free = signal?.aborted ? undefined : this.#inFlight.tryAcquire();
     if (free) return free;
-    // A read that would not get a slot before its deadline, at the provider's recent pace, is
-    // refused now rather than held in memory to fail later. Writes are never turned away here:
-    // an approved payment waits its turn.
-    const expectedWaitMs =
-      ((this.#inFlight.waiting + 1) / this.#inFlight.limit) * this.#callMs.average;
-    if (!isWrite && expectedWaitMs > timeoutMs) {
-      throw new ProviderBusyError(
-        `${operationId} not sent: ${this.#inFlight.waiting} reads already wait for a provider answering in ~${Math.round(this.#callMs.average)} ms`,
-        { operationId },
-      );
-    }
     let release: () => void;
     try {
       release = await this.#inFlight.acquire({
@@ -561,17 +545,4 @@ function errorCode(error: unknown): string {
 
 function round(ms: number): number {
   return Math.round(ms * 10) / 10;
-}
-
-/** An exponentially weighted average of recent samples; the first sample is taken as is. */
-class RecentAverage {
-  #value: number | undefined;
-
-  get average(): number {
-    return this.#value ?? 0;
-  }
-
-  add(sample: number): void {
-    this.#value = this.#value === undefined ? sample : this.#value * 0.8 + sample * 0.2;
-  }
 }

@@ -14,7 +14,6 @@ export type PaymentsErrorCode =
   | 'payments.rejected'
   | 'payments.server_error'
   | 'payments.timeout'
-  | 'payments.busy'
   | 'payments.network'
   | 'payments.malformed_response'
   | 'payments.reply_too_large'
@@ -129,14 +128,6 @@ export class TimeoutError extends PaymentsApiError {
   readonly code = 'payments.timeout';
   userMessage(): string {
     return 'The Payments API did not answer in time. Try again in a moment.';
-  }
-}
-
-/** A read refused at once: too many already wait for the provider, which is slow. */
-export class ProviderBusyError extends PaymentsApiError {
-  readonly code = 'payments.busy';
-  userMessage(): string {
-    return 'The Payments API is answering slowly and payops already has many reads waiting for it, so this one was not sent. Try again in a minute.';
   }
 }
 

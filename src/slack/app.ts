@@ -44,10 +44,6 @@ export interface SlackAppDeps {
   home: Pick<HomeRefresher, 'opened'>;
 }
 
-/** What a person is told when too many requests are in progress: nothing of theirs was done. */
-export const OVERLOADED_TEXT =
-  'payops is overloaded right now, so it did nothing with this: no request was read, recorded or sent. Try again in a minute.';
-
 /** Listener Web API calls (modals, the Home tab) are retried a little, never for half an hour. */
 export const LISTENER_RETRIES = { retries: 2, factor: 2, minTimeout: 250, maxTimeout: 2_000 };
 
@@ -58,8 +54,9 @@ export interface SlackApp {
 }
 
 /**
- * payops's one Bolt app: HTTP receiver (Socket Mode with an app token), health routes, load
- * shedding, and every listener, each acknowledging first and then calling a use case.
+ * payops's one Bolt app: HTTP receiver (Socket Mode with an app token), health routes, the
+ * requests in progress (for a stop to wait on), and every listener, each acknowledging first
+ * and then calling a use case.
  */
 export function createSlackApp(deps: SlackAppDeps): SlackApp {
   const { slack, identity } = deps;
@@ -110,7 +107,7 @@ export function createSlackApp(deps: SlackAppDeps): SlackApp {
         }),
   });
   const inProgress = new Set<Promise<void>>();
-  app.use(loadShedding(inProgress, slack.maxBacklog, deps.logger));
+  app.use(tracking(inProgress));
   app.error(async (error) => {
     const original = (error as { original?: unknown }).original ?? error;
     if (original instanceof ReplayedRequest) deps.logger.warn(original.message);
@@ -158,40 +155,10 @@ export function registerListeners(app: App, deps: Omit<SlackAppDeps, 'replays'>)
   registerEvents(app, { access: deps.access, logger: deps.logger });
 }
 
-/**
- * At most `limit` requests in progress: past it a request is answered "overloaded" at once and
- * never reaches a listener, so memory stays bounded however fast requests come. A form's
- * submission is never shed: a person waits on its answer inside the ack.
- */
-function loadShedding(
-  inProgress: Set<Promise<void>>,
-  limit: number,
-  logger: Logger,
-): Middleware<AnyMiddlewareArgs> {
-  const overload = new OverloadLog(logger);
-  return async (args) => {
-    const body = args.body as { type?: unknown; command?: unknown };
-    if (inProgress.size >= limit && body.type !== 'view_submission') {
-      overload.shed();
-      const { ack, respond } = args as Partial<{
-        ack: (answer?: unknown) => Promise<void>;
-        respond: (message: Record<string, unknown>) => Promise<unknown>;
-      }>;
-      // A command's answer rides in its ack; a click is told through its response_url; an
-      // event (already acknowledged by Bolt) is dropped.
-      if (typeof body.command === 'string') {
-        await ack?.({ response_type: 'ephemeral', text: OVERLOADED_TEXT });
-        return;
-      }
-      await ack?.();
-      await respond?.({
-        response_type: 'ephemeral',
-        replace_original: false,
-        text: OVERLOADED_TEXT,
-      }).catch(() => undefined);
-      return;
-    }
-    const work = args.next();
+/** Every request in progress, so that a stop can wait for them (`drain`). */
+function tracking(inProgress: Set<Promise<void>>): Middleware<AnyMiddlewareArgs> {
+  return async ({ next }) => {
+    const work = next();
     inProgress.add(work);
     try {
       await work;
@@ -199,26 +166,6 @@ function loadShedding(
       inProgress.delete(work);
     }
   };
-}
-
-/** One warning a second at most while shedding, with how many were shed. */
-class OverloadLog {
-  #since = 0;
-  #count = 0;
-
-  constructor(private readonly logger: Logger) {}
-
-  shed(): void {
-    this.#count++;
-    const now = Date.now();
-    if (now - this.#since < 1_000) return;
-    this.logger.warn(
-      { shed: this.#count },
-      'too many requests in progress: answered "overloaded" and not worked on',
-    );
-    this.#since = now;
-    this.#count = 0;
-  }
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

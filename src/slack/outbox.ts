@@ -14,6 +14,7 @@ import { isReminderEvent } from '../domain/reminders.ts';
 import type { RoleMembers } from '../domain/roles.ts';
 import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
+import { postPrivately } from './answer-privately.ts';
 import {
   type FreezeNotice,
   renderApprovalCard,
@@ -24,7 +25,6 @@ import { notice, type SlackMessage } from './blocks/format.ts';
 import { renderReminder } from './blocks/reminders.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
 import { platformErrorOf, TRANSIENT_ERRORS } from './slack-errors.ts';
-import { tellPrivately } from './tell-privately.ts';
 
 /**
  * Delivers what the outbox holds: approval cards, their redraws, thread notices and requester
@@ -453,7 +453,7 @@ export class SlackOutbox {
     }
     if (!target.channelId || !target.userId)
       return { kind: 'failed', error: 'nowhere to tell the requester' };
-    await tellPrivately(
+    await postPrivately(
       this.#deps.client,
       { channelId: target.channelId, userId: target.userId },
       message,

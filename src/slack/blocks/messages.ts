@@ -1,3 +1,4 @@
+import type { AccessDecision } from '../../app/access.ts';
 import type { UnsettledTwin } from '../../domain/approval.ts';
 import { clip } from '../../domain/command-text.ts';
 import type { Scope } from '../../domain/operations.ts';
@@ -139,6 +140,16 @@ export function renderNotAllowed(accessAdmin: string, role?: RoleMembers): Slack
   }
 }
 
+/** Someone refused for want of a role, or because Slack could not say whether they hold it. */
+export function renderDenied(
+  decision: Exclude<AccessDecision, { allowed: true }>,
+  accessAdmin: string,
+): SlackMessage {
+  return decision.reason === 'directory_unavailable'
+    ? renderDirectoryUnavailable()
+    : renderNotAllowed(accessAdmin, decision.role);
+}
+
 export function renderDirectoryUnavailable(): SlackMessage {
   return notice(
     'payops could not check your user-group membership with Slack just now, so it did not run the command. Please try again in a minute.',
@@ -162,6 +173,25 @@ export function renderWrongChannel(channels: string[]): SlackMessage {
 export function renderInternalError(reference: string): SlackMessage {
   return notice(
     `Something failed inside payops, so your command got no answer. Please try again; if it keeps failing, give an administrator the reference ${code(reference)} so they can find it in the logs.`,
+  );
+}
+
+/** A button whose value payops cannot read: not one it drew, or drawn by another version. */
+export const NOT_A_REQUEST_BUTTON = 'That button does not name a request.';
+
+export function noSuchRequestText(id: number | string): string {
+  return `Request #${id} does not exist.`;
+}
+
+/** A click or a Home tab's answer that failed inside payops; `reference` finds it in the logs. */
+export function interactionFailedText(reference: string): string {
+  return `Something failed inside payops (reference ${reference}). Check the request's approval message before doing anything else.`;
+}
+
+/** A request form's submission that failed inside payops; `reference` finds it in the logs. */
+export function renderRequestNotStored(reference: string): SlackMessage {
+  return notice(
+    `Your request could not be stored (reference ${reference}): nothing was created. Try again.`,
   );
 }
 

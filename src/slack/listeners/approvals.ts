@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { App, BlockAction, ButtonAction, RespondFn } from '@slack/bolt';
 import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
@@ -10,15 +9,19 @@ import { checkFreeText } from '../../domain/free-text.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { parseWriteCommand, validateWriteFields } from '../../domain/write-commands.ts';
 import type { Logger } from '../../logger.ts';
+import { answerPrivately } from '../answer-privately.ts';
 import { checksText, statusWords } from '../blocks/approval-card.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { parseHomeButton } from '../blocks/home.ts';
 import {
   heldText,
-  renderDirectoryUnavailable,
+  interactionFailedText,
+  NOT_A_REQUEST_BUTTON,
+  noSuchRequestText,
+  renderDenied,
   renderMissingScopes,
-  renderNotAllowed,
   renderNotCreated,
+  renderRequestNotStored,
 } from '../blocks/messages.ts';
 import {
   buildNoticeModal,
@@ -29,8 +32,8 @@ import {
   readModalValues,
 } from '../blocks/request-modal.ts';
 import { ACTION, parseApproveButton, requestIdOf, VIEW } from '../interaction-ids.ts';
-import { tellPrivately } from '../tell-privately.ts';
-import { answerPrivately } from './private-answer.ts';
+import { fieldErrorText, freeTextProblemText } from '../text/commands.ts';
+import { guarded } from './guarded.ts';
 
 /**
  * How long a form's submission waits for its outcome to answer inside the ack (Slack gives
@@ -46,6 +49,8 @@ export interface ApprovalDeps {
   /** The approvals channel: approval cards and the audit CSV go there only. */
   approvalsChannelId: string;
   accessAdmin: string;
+  /** The slash command as this deployment names it (`PAYOPS_COMMAND`). */
+  command: string;
   logger: Logger;
 }
 
@@ -56,17 +61,16 @@ export interface ApprovalDeps {
 export function registerApprovals(app: App, deps: ApprovalDeps): void {
   app.action<BlockAction<ButtonAction>>(ACTION.approve, async ({ ack, body, action, respond }) => {
     await ack();
-    await guarded(deps, respond, () => approve(deps, body, action, respond));
+    await clicked(deps, respond, () => approve(deps, body, action, respond));
   });
 
   app.action<BlockAction<ButtonAction>>(
     ACTION.reject,
     async ({ ack, body, action, client, respond }) => {
       await ack();
-      await guarded(deps, respond, async () => {
+      await clicked(deps, respond, async () => {
         const id = requestIdOf(action.value);
-        if (id === undefined)
-          return tell(deps.logger, respond, 'That button does not name a request.');
+        if (id === undefined) return tell(deps.logger, respond, NOT_A_REQUEST_BUTTON);
         await openRejectForm(deps, client, body, id, originOf(body));
       });
     },
@@ -79,7 +83,7 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
       await ack();
       await answeredInModal(deps, client, body.trigger_id, async () => {
         const button = parseHomeButton(action.value);
-        if (!button) return 'That button does not name a request.';
+        if (!button) return NOT_A_REQUEST_BUTTON;
         const result = await deps.workflow.approve(button.id, body.user.id, {
           home: button.shown,
         });
@@ -95,12 +99,7 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
       await ack();
       const button = parseHomeButton(action.value);
       if (!button) {
-        await answeredInModal(
-          deps,
-          client,
-          body.trigger_id,
-          async () => 'That button does not name a request.',
-        );
+        await answeredInModal(deps, client, body.trigger_id, async () => NOT_A_REQUEST_BUTTON);
         return;
       }
       await openRejectForm(deps, client, body, button.id, { home: button.shown }).catch((error) =>
@@ -111,10 +110,9 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
 
   app.action<BlockAction<ButtonAction>>(ACTION.cancel, async ({ ack, body, action, respond }) => {
     await ack();
-    await guarded(deps, respond, async () => {
+    await clicked(deps, respond, async () => {
       const id = requestIdOf(action.value);
-      if (id === undefined)
-        return tell(deps.logger, respond, 'That button does not name a request.');
+      if (id === undefined) return tell(deps.logger, respond, NOT_A_REQUEST_BUTTON);
       const result = await deps.workflow.cancel(id, body.user.id);
       if (result.kind === 'done') {
         return tell(deps.logger, respond, `Request #${id} is cancelled; nothing was sent.`);
@@ -122,7 +120,7 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
       return tell(
         deps.logger,
         respond,
-        result.kind === 'refused' ? result.reason : `Request #${id} does not exist.`,
+        result.kind === 'refused' ? result.reason : noSuchRequestText(id),
       );
     });
   });
@@ -130,9 +128,9 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
   app.view(VIEW.rejectReason, async ({ ack, view, body, client }) => {
     const errors = (reason: string) => ack({ response_action: 'errors', errors: { reason } });
     const form = rejectFormOf(view.private_metadata);
-    const reason = checkFreeText(view.state.values.reason?.reason?.value ?? '', 'reason');
+    const reason = checkFreeText(view.state.values.reason?.reason?.value ?? '');
     if (!form) return errors('This form is not for a known request.');
-    if ('error' in reason) return errors(reason.error);
+    if ('error' in reason) return errors(freeTextProblemText('reason', reason.error));
     if (!reason.text) return errors('Say why, so the requester can fix it.');
     const decided = deps.workflow.reject(form.id, body.user.id, reason.text, form.origin).then(
       (result): RejectionAnswer => rejectionAnswer(deps, form.id, result),
@@ -161,9 +159,7 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
     const channelId = 'channelId' in form.origin ? form.origin.channelId : undefined;
     if (early === undefined && ('home' in form.origin || channelId)) {
       const text = answer.refusal ?? `Request #${form.id} is rejected; nothing was sent.`;
-      await tellPrivately(client, { channelId, userId: body.user.id }, { text }).catch((error) =>
-        deps.logger.warn({ err: error }, 'could not tell a late rejection'),
-      );
+      await answerPrivately({ client, channelId, userId: body.user.id }, { text }, deps.logger);
     }
   });
 
@@ -182,28 +178,21 @@ export function registerApprovals(app: App, deps: ApprovalDeps): void {
           error.field && OPERATIONS[metadata.operationId].bodyFields.includes(error.field)
             ? error.field
             : OPERATIONS[metadata.operationId].bodyFields[0];
-        if (field)
-          errors[field] = errors[field] ? `${errors[field]} ${error.message}` : error.message;
+        const message = fieldErrorText(deps.command, error);
+        if (field) errors[field] = errors[field] ? `${errors[field]} ${message}` : message;
       }
       return ack({ response_action: 'errors', errors });
     }
     await ack();
     const channelId = channelOfMetadata(view.private_metadata);
-    let answer: SlackMessage | undefined;
-    try {
-      const answerTo = channelId ? { channelId, userId: body.user.id } : undefined;
-      answer = await createRequest(deps, validated.intent, body.user.id, channelId, answerTo);
-    } catch (error) {
-      const reference = randomUUID().slice(0, 8);
-      deps.logger.error({ err: error, reference }, 'a request from the form failed inside payops');
-      answer = notice(
-        `Your request could not be stored (reference ${reference}): nothing was created. Try again.`,
-      );
-    }
+    const answerTo = channelId ? { channelId, userId: body.user.id } : undefined;
+    const answer = await guarded(
+      deps.logger,
+      () => createRequest(deps, validated.intent, body.user.id, channelId, answerTo),
+      renderRequestNotStored,
+    );
     if (answer && channelId) {
-      await tellPrivately(client, { channelId, userId: body.user.id }, answer).catch((error) =>
-        deps.logger.warn({ err: error }, 'could not confirm a modal request'),
-      );
+      await answerPrivately({ client, channelId, userId: body.user.id }, answer, deps.logger);
     }
   });
 }
@@ -226,7 +215,7 @@ export async function answerWriteCommand(
     const decision = await deps.workflow.canRequest(command.user_id);
     if (!decision.allowed)
       return deniedMessage({ kind: 'not_allowed', decision }, deps.accessAdmin);
-    return renderNotCreated(parsed.errors.map((e) => e.message));
+    return renderNotCreated(parsed.errors.map((e) => fieldErrorText(deps.command, e)));
   }
   if (parsed.kind === 'intent') {
     return createRequest(deps, parsed.intent, command.user_id, command.channel_id, {
@@ -392,19 +381,9 @@ async function answeredInModal(
   triggerId: string,
   answer: () => Promise<string>,
 ): Promise<void> {
-  const reference = randomUUID().slice(0, 8);
-  await openModalThenFill(client, triggerId, async () => {
-    try {
-      return buildNoticeModal(await answer());
-    } catch (error) {
-      deps.logger.error({ err: error, reference }, 'interaction failed inside payops');
-      return buildNoticeModal(
-        `Something failed inside payops (reference ${reference}). Check the request's approval message before doing anything else.`,
-      );
-    }
-  }).catch((error) =>
-    deps.logger.warn({ err: error }, 'could not show the answer to a Home click'),
-  );
+  await openModalThenFill(client, triggerId, async () =>
+    buildNoticeModal(await guarded(deps.logger, answer, interactionFailedText)),
+  ).catch((error) => deps.logger.warn({ err: error }, 'could not show the answer to a Home click'));
 }
 
 /** A rejection's outcome: why nothing changed, if it did not. */
@@ -423,7 +402,7 @@ function rejectionAnswer(
       result.kind === 'refused'
         ? result.reason
         : result.kind === 'not_found'
-          ? `Request #${id} does not exist.`
+          ? noSuchRequestText(id)
           : deniedText(result, deps.accessAdmin),
   };
 }
@@ -443,14 +422,19 @@ function deniedText(result: Denied, accessAdmin: string): string {
 }
 
 function deniedMessage(result: Denied, accessAdmin: string): SlackMessage {
-  return result.decision.reason === 'directory_unavailable'
-    ? renderDirectoryUnavailable()
-    : renderNotAllowed(accessAdmin, result.decision.role);
+  return renderDenied(result.decision, accessAdmin);
 }
 
 /** An ephemeral note to the person who clicked; the approval message itself is not touched. */
 function tell(logger: Logger, respond: RespondFn, text: string): Promise<void> {
   return answerPrivately(respond, { text }, logger);
+}
+
+/** An click's work, its failure told to the person who clicked with a reference. */
+function clicked(deps: ApprovalDeps, respond: RespondFn, work: () => Promise<void>): Promise<void> {
+  return guarded(deps.logger, work, (reference) =>
+    tell(deps.logger, respond, interactionFailedText(reference)),
+  );
 }
 
 async function approve(
@@ -460,7 +444,7 @@ async function approve(
   respond: RespondFn,
 ): Promise<void> {
   const button = parseApproveButton(action.value);
-  if (!button) return tell(deps.logger, respond, 'That button does not name a request.');
+  if (!button) return tell(deps.logger, respond, NOT_A_REQUEST_BUTTON);
   const { id, fingerprint } = button;
   const result = await deps.workflow.approve(id, body.user.id, { ...originOf(body), fingerprint });
   // An executed request is told on its card and in the requester's thread, through the outbox.
@@ -478,7 +462,7 @@ function approvalAnswer(
     case 'not_allowed':
       return deniedText(result, deps.accessAdmin);
     case 'not_found':
-      return `Request #${id} does not exist.`;
+      return noSuchRequestText(id);
     case 'refused':
       return result.reason;
     case 'held':
@@ -487,27 +471,5 @@ function approvalAnswer(
       return `Payments are frozen (${result.freeze.reason ? freeText(result.freeze.reason, 300) : 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`/pay unfreeze\`.`;
     case 'recorded':
       return `Your approval of #${id} is counted: ${result.request.approvals.length} of ${result.request.requiredApprovals}.`;
-  }
-}
-
-/**
- * Runs an interaction's work after its ack. A failure inside payops is logged with a reference
- * and told to the person who clicked, never left unanswered.
- */
-async function guarded(
-  deps: ApprovalDeps,
-  respond: RespondFn,
-  work: () => Promise<void>,
-): Promise<void> {
-  try {
-    await work();
-  } catch (error) {
-    const reference = randomUUID().slice(0, 8);
-    deps.logger.error({ err: error, reference }, 'interaction failed inside payops');
-    await tell(
-      deps.logger,
-      respond,
-      `Something failed inside payops (reference ${reference}). Check the request's approval message before doing anything else.`,
-    );
   }
 }

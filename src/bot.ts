@@ -131,8 +131,6 @@ export async function startBot(
     const access = new AccessControl(directory);
     const reads = new ReadService(payments, keyScopes);
     const store = new RequestStore(db, new PayloadCipher(config.encryption));
-    const rekeyed = await store.rekeyStoredRequests((request) => signer.keysOf(request));
-    if (rekeyed > 0) logger.info({ rekeyed }, 'stored requests given the keys of this version');
     const outboxStore = new OutboxStore(db);
     let outbox: SlackOutbox | undefined;
     let home: HomeRefresher | undefined;

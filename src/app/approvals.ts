@@ -119,8 +119,6 @@ const RECHECK_FOR_MS = 7 * 24 * 3_600_000;
 /** Told on the card, in the thread and in the audit log when a request's seal does not hold. */
 const SEAL_BROKEN_STOP =
   "The stored request no longer matches what was approved: someone changed it in payops's database. Approvers: find out who can write there before approving anything else; the requester may request it again.";
-const UNSEALED_STOP =
-  'It was stored before payops sealed its requests, so it cannot be proven to be what was requested. Ask the requester to request it again.';
 
 export class ApprovalWorkflow {
   readonly #deps: WorkflowDeps;
@@ -472,11 +470,8 @@ export class ApprovalWorkflow {
   ): Promise<{ send: true; note?: string | undefined } | { send: false; reason: string }> {
     const notSent = (reason: string) => ({ send: false as const, reason });
     if (!this.#sealHolds(request)) {
-      log.error(
-        { sealed: request.seal !== undefined },
-        'the stored request does not match its seal; not sent',
-      );
-      return notSent(request.seal === undefined ? UNSEALED_STOP : SEAL_BROKEN_STOP);
+      log.error('the stored request does not match its seal; not sent');
+      return notSent(SEAL_BROKEN_STOP);
     }
     // What is sent must be byte for byte what was approved, by every approver counted: the
     // keys are not in the database, so a changed payload or approval cannot be made to match.
@@ -630,7 +625,7 @@ export class ApprovalWorkflow {
 
   /**
    * Whether the request is still what it was stored as: its number, requester, count of approvals
-   * and fingerprint under its seal. One stored before seals has none, so it never holds.
+   * and fingerprint under its seal.
    */
   #sealHolds(request: PaymentRequest): boolean {
     return request.seal !== undefined && request.seal === this.#deps.signer.requestSeal(request);

@@ -114,7 +114,7 @@ export interface PaymentRequest {
   requesterId: string;
   status: RequestStatus;
   requiredApprovals: number;
-  /** `Signer.requestSeal` of it, made when it was stored; none on a request stored before seals. */
+  /** `Signer.requestSeal` of it, made when it was stored. */
   seal?: string | undefined;
   approvals: Approval[];
   createdAt: string;
@@ -138,7 +138,7 @@ export interface PaymentRequest {
 export interface Approval {
   userId: string;
   at: string;
-  /** `Signer.approvalSeal` of what they approved; none on an approval made before seals. */
+  /** `Signer.approvalSeal` of what they approved. */
   seal?: string | undefined;
 }
 

@@ -5,12 +5,6 @@ import type { WriteOperationId } from './operations.ts';
 import { BANKING_FIELDS, canonicalBankingId, destinationOf } from './payee.ts';
 import { moneyOf } from './policy.ts';
 
-/**
- * The version of the keys below that a stored request carries (`keys_version`): a request
- * keyed by an earlier one is keyed again at start-up, so that it still holds and is counted.
- */
-export const KEYS_VERSION = 2;
-
 /** What a write is held and counted by (see `Signer.keysOf`). */
 export interface WriteKeys {
   holdKey: string;

@@ -4,7 +4,6 @@ import type {
   Reconciliation,
   UnsettledTwin,
 } from '../domain/approval.ts';
-import type { WriteKeys } from '../domain/signer.ts';
 import type { Database } from './database.ts';
 import type { PayloadCipher } from './payload-cipher.ts';
 import {
@@ -18,7 +17,7 @@ import { decide } from './requests/decide.ts';
 import { finishExecution } from './requests/finish-execution.ts';
 import { type FreezeState, loadWithFreeze, readFreeze, setFreeze } from './requests/freeze.ts';
 import { decisionsOf, listPending, pendingFor, requestsOf } from './requests/lists.ts';
-import { reencryptPayloads, rekeyStoredRequests } from './requests/maintenance.ts';
+import { reencryptPayloads } from './requests/maintenance.ts';
 import { markSending } from './requests/mark-sending.ts';
 import { payeeHistory, requestsToPayee } from './requests/payees.ts';
 import {
@@ -78,13 +77,6 @@ export class RequestStore {
     since: Date,
   ): Promise<Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>> {
     return requestsToPayee(this.#store, { requesterId, payeeTag, since });
-  }
-
-  rekeyStoredRequests(
-    keysOf: (request: Pick<PaymentRequest, 'operationId' | 'path' | 'body'>) => WriteKeys,
-    batchSize = 500,
-  ): Promise<number> {
-    return rekeyStoredRequests(this.#store, { keysOf, batchSize });
   }
 
   reencryptPayloads(batchSize = 500): Promise<number> {

@@ -189,20 +189,6 @@ describe.each(engines())('a request changed in the database (%s)', (engine) => {
     expect(payoutsSent().length).toBe(before);
   });
 
-  it('a request stored without a seal is never sent: its first approval stops it and asks for a new request', {
-    timeout: 60_000,
-  }, async () => {
-    const unsealed = await requested({ amount: '12.12', beneficiary_name: 'Old Payee' });
-    await payops.write('update payment_requests set seal = null where id = $1', [unsealed.id]);
-    const before = payoutsSent().length;
-
-    await bobApproves(unsealed.ts);
-    const told = await toldOnCardAndThread(unsealed.ts, 'stored before payops sealed');
-    expect(told.reply).toContain('Ask the requester to request it again');
-    expect((await payops.r.bot.store.get(unsealed.id))?.status).toBe('failed');
-    expect(payoutsSent().length).toBe(before);
-  });
-
   it('an Approve whose button carries another fingerprint than the stored one counts for nothing', {
     timeout: 60_000,
   }, async () => {

@@ -54,7 +54,7 @@ describe.each(engines())('payloads at rest on %s', (engine) => {
     const before = new RequestStore(database.db, new PayloadCipher({ current: OLD, old: [] }));
     const sealed = await before.create(newRequest({ body: BODY }));
     await database.db.query(
-      'insert into payment_requests (operation_id, body, fingerprint, hold_key, requester_id, required_approvals, expires_at) values ($1, $2, $3, $4, $5, 1, now())',
+      "insert into payment_requests (operation_id, body, fingerprint, hold_key, requester_id, required_approvals, expires_at, seal) values ($1, $2, $3, $4, $5, 1, now(), 's')",
       ['createPayout', BODY, 'f', 'h', 'U0ALICE'],
     );
     expect((await storedBodies())[0]).not.toContain(ACCOUNT);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WriteOperationId } from '../../src/domain/operations.ts';
 import { EXPIRED_REFUSAL } from '../../src/domain/policy.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openPostgres } from '../../src/store/postgres.ts';
@@ -11,7 +10,7 @@ import {
   someoneWaitsOnALock,
   type TestDatabase,
 } from '../helpers/db.ts';
-import { checks, newRequest, payoutBody, testCipher, testSigner } from '../helpers/requests.ts';
+import { checks, newRequest, payoutBody, testCipher } from '../helpers/requests.ts';
 
 const noRule = () => undefined;
 
@@ -417,71 +416,6 @@ describe.each(engines())('request store on %s', (engine) => {
     );
     const listed = (await store.listUnresolved(0, week)).map((entry) => entry.id);
     expect(listed).toContain(request.id);
-  });
-
-  it('an outcome unknown from before the canonical hold still holds the same payment after it', async () => {
-    const body = payoutBody();
-    const first = await store.create(newRequest({ body }));
-    // As migrations 0006 and 0015 left a row of the earlier version: its byte fingerprint as
-    // hold key, keyed by the first version of the keys.
-    await database.db.query(
-      "update payment_requests set status = 'unknown', hold_key = fingerprint, keys_version = 1 where id = $1",
-      [first.id],
-    );
-    expect(await store.unsettledTwin(first.holdKey)).toBeUndefined();
-    const rekey = (request: {
-      operationId: WriteOperationId;
-      path: Record<string, string>;
-      body: string | undefined;
-    }) => testSigner.keysOf(request);
-    expect(await store.rekeyStoredRequests(rekey)).toBe(1);
-    expect(await store.unsettledTwin(first.holdKey)).toEqual({ id: first.id, status: 'unknown' });
-    expect(await store.rekeyStoredRequests(rekey)).toBe(0);
-  });
-
-  it('keys stored by an earlier version are keyed again: the same payment spelt otherwise is held, its payee still paid before', async () => {
-    const spaced = JSON.stringify({
-      ...JSON.parse(payoutBody()),
-      beneficiary_account: '0001 2345 6789',
-      beneficiary_routing: '021000021',
-    });
-    const first = await store.create(newRequest({ body: spaced }));
-    await store.approve(first.id, 'U0BOB', 'test', checks(noRule));
-    await store.finishExecution(first.id, 'unknown', { message: 'timeout' });
-    // As the previous version stored it: the tag of its spelling, no payment key, and paid.
-    const oldTag = testSigner.payeeTag('account:021000021/000123456789');
-    await database.db.query(
-      'update payment_requests set payee_tag = $2, payment_key = null, keys_version = 1 where id = $1',
-      [first.id, oldTag],
-    );
-    await database.db.query(
-      "insert into paid_payees (payee_tag, name_tag, request_id) values ($1, '', $2)",
-      [oldTag, first.id],
-    );
-    const plain = {
-      operationId: 'createPayout' as const,
-      path: {},
-      body: JSON.stringify({
-        ...JSON.parse(spaced),
-        beneficiary_account: '123456789',
-        memo: 'again',
-      }),
-    };
-    const keys = testSigner.keysOf(plain);
-    expect(await store.unsettledTwin(keys.holdKey, keys.paymentKey)).toBeUndefined();
-
-    expect(
-      await store.rekeyStoredRequests((request) => testSigner.keysOf(request), 1),
-    ).toBeGreaterThan(0);
-    expect(await store.unsettledTwin(keys.holdKey, keys.paymentKey)).toEqual({
-      id: first.id,
-      status: 'unknown',
-    });
-    expect(await store.payeeHistory(keys.payeeTag as string, undefined)).toEqual({
-      paidBefore: true,
-      nameElsewhere: [],
-    });
-    expect(await store.payeeHistory(oldTag, undefined)).toMatchObject({ paidBefore: false });
   });
 
   it('holds approvals of the same write while a twin is being sent or its outcome is unsettled', async () => {

@@ -1,6 +1,5 @@
 import type { PaymentRequest, RequestLabels } from '../../domain/approval.ts';
 import type { WriteOperationId } from '../../domain/operations.ts';
-import { KEYS_VERSION } from '../../domain/signer.ts';
 import type { Queryable } from '../database.ts';
 import type { AnswerTarget } from '../outbox-store.ts';
 import { INSERT_AUDIT } from './audit.ts';
@@ -60,8 +59,8 @@ export class WindowChangedError extends Error {
 const CREATE_REQUEST = `
   with created as (
     insert into payment_requests
-      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, id, seal, payment_key, keys_version)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16, $17, $18)
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, id, seal, payment_key)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16, $17)
     returning ${REQUEST_TABLE_COLUMNS}
   ), created_audit as (
     ${INSERT_AUDIT}
@@ -136,7 +135,6 @@ async function insertRequest(
     id,
     request.sealOf(id),
     request.paymentKey ?? null,
-    KEYS_VERSION,
   ]);
   if (!row) throw new Error('the new request was not returned by its insert');
   return toRequest(row, cipher);

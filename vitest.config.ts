@@ -4,6 +4,8 @@ import { leakScanEnv } from './test/setup/leak-scan.ts';
 const LEAK_SCAN = 'test/e2e/leak-scan.test.ts';
 const FUZZ = 'test/e2e/input-fuzz.test.ts';
 const E2E = 'test/e2e/**/*.test.ts';
+/** Gives each end-to-end test's rehearsals the observer that keeps what they show for the scan. */
+const LEAK_TRAIL = 'test/setup/leak-trail.ts';
 const e2eEnv = leakScanEnv();
 
 export default defineConfig({
@@ -29,13 +31,20 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, LEAK_SCAN, FUZZ],
           env: e2eEnv,
           globalSetup: ['test/setup/leak-scan.ts'],
+          setupFiles: [LEAK_TRAIL],
         },
       },
       {
         // Alone after the other end-to-end tests: it keeps both cores busy, which would starve
         // their timing-sensitive faults.
         extends: true,
-        test: { name: 'fuzz', include: [FUZZ], env: e2eEnv, sequence: { groupOrder: 1 } },
+        test: {
+          name: 'fuzz',
+          include: [FUZZ],
+          env: e2eEnv,
+          setupFiles: [LEAK_TRAIL],
+          sequence: { groupOrder: 1 },
+        },
       },
       {
         // Reads what the e2e tests left, so it runs once they have all finished.

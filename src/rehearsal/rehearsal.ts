@@ -1,7 +1,7 @@
 import { type RunningBot, startBot } from '../bot.ts';
 import { generateKeyEnv, loadConfig, secretsOf } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { keepForLeakScan, leakScanOn } from './leak-trail.ts';
+import { observe, observed } from './observer.ts';
 import {
   type PaymentsSandbox,
   type SandboxOptions,
@@ -100,24 +100,25 @@ export async function startRehearsal(
 ): Promise<RestartableRehearsal> {
   const sandbox = await startPaymentsSandbox(options.sandbox);
   const slack = await startSlackEmulation(options.slack);
-  // Under the leak scan, every bot logs all it can (to the scan alone, unless asked for).
-  const scanned = leakScanOn();
+  // Observed (by the tests' leak scan), every bot logs all it can, to the observer alone unless
+  // asked for.
+  const observing = observed();
   const env = {
     ...rehearsalEnv(sandbox, slack),
-    ...(scanned ? { LOG_LEVEL: 'trace' } : {}),
+    ...(observing ? { LOG_LEVEL: 'trace' } : {}),
     ...options.env,
   };
-  const destination = options.logDestination ?? (scanned ? undefined : process.stderr);
+  const destination = options.logDestination ?? (observing ? undefined : process.stderr);
   const start = (botEnv: Record<string, string>) => {
     const config = loadConfig(botEnv);
     const secrets = secretsOf(config);
-    keepForLeakScan('secrets', secrets);
+    observe('secrets', secrets);
     const logger = createLogger({
       level: config.logging.level,
       secrets,
       destination: {
         write(line: string) {
-          keepForLeakScan('logs', line.trimEnd());
+          observe('logs', line.trimEnd());
           destination?.write(line);
         },
       },

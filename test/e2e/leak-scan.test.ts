@@ -2,8 +2,8 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LEAK_SCAN_DIR_VARIABLE } from '../../src/rehearsal/leak-trail.ts';
 import { scanTrail } from '../helpers/leak-scan.ts';
+import { LEAK_SCAN_DIR_VARIABLE } from '../helpers/leak-trail.ts';
 
 /**
  * Runs after every other end-to-end test (its own project, a later `sequence.groupOrder`), over

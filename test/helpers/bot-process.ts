@@ -5,7 +5,6 @@ import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { npmStartCommand } from '../../bench/processes.ts';
 import { loadConfig, secretsOf } from '../../src/config.ts';
-import { keepForLeakScan, leakScanOn } from '../../src/rehearsal/leak-trail.ts';
 import { REHEARSAL_APPROVALS_CHANNEL, rehearsalEnv } from '../../src/rehearsal/rehearsal.ts';
 import type { PaymentsSandbox, RecordedRequest } from '../../src/rehearsal/sandbox/payments-api.ts';
 import type {
@@ -14,6 +13,7 @@ import type {
   SlackEmulation,
 } from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { keepForLeakScan, leakScanOn } from './leak-trail.ts';
 
 /**
  * payops in a process of its own — its sources under tsx, or the build run by `npm start`'s own

@@ -3,12 +3,12 @@ import { createReadStream, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { sensitiveKind } from '../../src/domain/masking.ts';
-import type { TrailKind } from '../../src/rehearsal/leak-trail.ts';
 import { createSandboxState, SANDBOX_KEYS } from '../../src/rehearsal/sandbox/payments-data.ts';
 import { DEFAULT_SLACK } from '../../src/rehearsal/sandbox/slack.ts';
+import type { TrailKind } from './leak-trail.ts';
 
 /**
- * The leak scan: looks through what the end-to-end tests kept (src/rehearsal/leak-trail.ts) for
+ * The leak scan: looks through what the end-to-end tests kept (test/helpers/leak-trail.ts) for
  * any secret a bot was configured with and any full banking number of the fixtures.
  */
 

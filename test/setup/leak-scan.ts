@@ -3,11 +3,11 @@ import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { LEAK_SCAN_DIR_VARIABLE } from '../../src/rehearsal/leak-trail.ts';
+import { LEAK_SCAN_DIR_VARIABLE } from '../helpers/leak-trail.ts';
 
 /**
  * The end-to-end tests keep what payops produced in one folder per `vitest` run (see
- * src/rehearsal/leak-trail.ts), which test/e2e/leak-scan.test.ts reads once they are all done.
+ * test/helpers/leak-trail.ts), which test/e2e/leak-scan.test.ts reads once they are all done.
  * This file is the e2e project's global setup: it starts the folder empty and removes it at the end.
  */
 

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Server } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { keepForLeakScan } from '../leak-trail.ts';
+import { observe } from '../observer.ts';
 import {
   isObject,
   type JsonObject,
@@ -101,7 +101,7 @@ export async function sendExactly(target: string, request: SignedRequest): Promi
     body: request.body,
   });
   const text = await response.text();
-  keepForLeakScan('bot-answers', text);
+  observe('bot-answers', text);
   return { request, status: response.status, body: text, ackMs: performance.now() - started };
 }
 

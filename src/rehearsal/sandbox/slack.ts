@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { keepForLeakScan } from '../leak-trail.ts';
+import { observe } from '../observer.ts';
 import { SlackDriver } from './slack-driver.ts';
 import {
   type ApiArgs,
@@ -590,7 +590,7 @@ export class SlackEmulation {
       response: answer.reply,
       ...(fault?.drop ? { dropped: true } : {}),
     };
-    keepForLeakScan('slack-calls', call);
+    observe('slack-calls', call);
     // Recorded before answering, so a bot that awaited the call always finds it recorded.
     this.record(this.recordedCalls, call);
     if (fault?.drop) {
@@ -649,7 +649,7 @@ export class SlackEmulation {
     const body = parseJson(text) ?? text;
     const answer = this.workspace.postToResponseUrl(id, body);
     const post: ResponseUrlPost = { id, body, at: this.now(), status: answer.status };
-    keepForLeakScan('response-urls', post);
+    observe('response-urls', post);
     this.record(this.responsePosts, post);
     res.writeHead(answer.status, { 'Content-Type': 'text/plain' }).end(answer.body);
   }
@@ -661,7 +661,7 @@ export class SlackEmulation {
     res: ServerResponse,
   ): Promise<void> {
     const bytes = await uploadedBytes(req.headers['content-type'], raw);
-    keepForLeakScan('files', bytes);
+    observe('files', bytes);
     if (!this.workspace.receiveUpload(fileId, bytes)) {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('file_not_found');
       return;

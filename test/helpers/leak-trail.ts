@@ -1,26 +1,18 @@
 import { mkdirSync, openSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { threadId } from 'node:worker_threads';
+import type { ObservedKind } from '../../src/rehearsal/observer.ts';
 
 /**
  * What payops showed the world during a test run, kept for the suite's leak scan
- * (test/e2e/leak-scan.test.ts): when PAYOPS_LEAK_SCAN_DIR names a folder, the sandbox appends
- * there every Slack call, response_url post, uploaded file and answer the bot sent, and every
- * log line. Unset (production, the demo, the benchmark), nothing is kept.
+ * (test/e2e/leak-scan.test.ts): when PAYOPS_LEAK_SCAN_DIR names a folder, the rehearsals'
+ * observer (installed by test/setup/leak-trail.ts) appends there every Slack call,
+ * response_url post, uploaded file and answer the bot sent, and every log line; payops
+ * processes' output is added by test/helpers/bot-process.ts. Unset, nothing is kept.
  */
 export const LEAK_SCAN_DIR_VARIABLE = 'PAYOPS_LEAK_SCAN_DIR';
 
-export type TrailKind =
-  /** Web API calls the emulation received: arguments and its replies. */
-  | 'slack-calls'
-  | 'response-urls'
-  | 'files'
-  /** The bodies payops answered Slack's signed requests with (acks, view errors). */
-  | 'bot-answers'
-  /** Log lines of in-process bots, and what payops processes printed. */
-  | 'logs'
-  /** The secret values each bot was configured with: what the scan looks for, never scanned. */
-  | 'secrets';
+export type TrailKind = ObservedKind;
 
 /**
  * One file per kind and per process (or worker thread), left open to the end; written

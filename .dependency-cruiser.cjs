@@ -9,6 +9,8 @@ const REHEARSAL = '^src/rehearsal/';
 const PRODUCTION = { path: '^src/', pathNot: REHEARSAL };
 /** The modules the bin loads for `payops demo` and `payops sandbox`. */
 const REHEARSAL_COMMANDS = '^src/rehearsal/(demo/demo|sandbox-command)[.]ts$';
+/** The configuration: its index and its sections. */
+const CONFIG = '^src/config([.]ts$|/)';
 
 /** A rule every import from `from` to `to` breaks; `comment` says why, in the failure too. */
 function forbid(name, comment, from, to) {
@@ -66,18 +68,18 @@ module.exports = {
       'store-not-above',
       'The store keeps rows: the use cases, Slack and the configuration depend on it, never it on them (its ports and settings are handed to it).',
       { path: '^src/store/' },
-      { path: ['^src/(app|slack|cli|rehearsal)/', '^src/(config|bot)[.]ts$'] },
+      { path: ['^src/(app|slack|cli|rehearsal)/', CONFIG, '^src/bot[.]ts$'] },
     ),
     forbid(
       'payments-not-above',
       'The provider client knows the provider only: no use case, store or Slack behind it, so it can be used and tested alone.',
       { path: '^src/payments/' },
-      { path: ['^src/(app|slack|store|cli|rehearsal)/', '^src/(config|bot)[.]ts$'] },
+      { path: ['^src/(app|slack|store|cli|rehearsal)/', CONFIG, '^src/bot[.]ts$'] },
     ),
     forbid(
       'config-below-app',
       'Configuration is validated before anything runs: it may use domain rules to check values, never the use cases or adapters built from it.',
-      { path: '^src/config[.]ts$' },
+      { path: CONFIG },
       { path: ['^src/(app|slack|store|payments|cli|rehearsal)/', '^src/bot[.]ts$'] },
     ),
     forbid(

@@ -1,4 +1,4 @@
-import { type RunningBot, startBot } from '../bot.ts';
+import { type BotOptions, type RunningBot, startBot } from '../bot.ts';
 import { generateKeyEnv, loadConfig, secretsOf } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { observe, observed } from './observer.ts';
@@ -50,8 +50,8 @@ export interface RehearsalOptions {
   slack?: SlackEmulationOptions;
   /** Where the bot's log lines go (stderr by default); redacted exactly as in production. */
   logDestination?: { write(line: string): unknown };
-  /** The bot's workflow clock. */
-  now?: () => Date;
+  /** What the bot is given besides its environment (its workflow clock, its sweep's pace). */
+  bot?: BotOptions;
 }
 
 /** Readers by default: the emulation's alice, bob and carol through their user group, and dave. */
@@ -123,7 +123,7 @@ export async function startRehearsal(
         },
       },
     });
-    return startBot(config, logger, options.now ? { now: options.now } : {});
+    return startBot(config, logger, options.bot);
   };
   let bot: RunningBot;
   try {

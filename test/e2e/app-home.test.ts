@@ -115,8 +115,9 @@ describe('the App Home: each person their queue', () => {
   beforeAll(async () => {
     writeFileSync(policyFile, 'default_approvals: 2\n');
     r = await startRehearsal({
-      env: { PAYOPS_POLICY_FILE: policyFile, PAYOPS_SWEEP_INTERVAL_MS: '100' },
+      env: { PAYOPS_POLICY_FILE: policyFile },
       slack: { rateLimits: 'off' },
+      bot: { sweepIntervalMs: 100 },
     });
   });
   afterAll(() => r.close());
@@ -301,8 +302,9 @@ describe('reminders of requests left waiting', () => {
 
   beforeAll(async () => {
     r = await startRehearsal({
-      env: { PAYOPS_REMIND_AFTER: '1s', PAYOPS_SWEEP_INTERVAL_MS: '100' },
+      env: { PAYOPS_REMIND_AFTER: '1s' },
       slack: { rateLimits: 'off' },
+      bot: { sweepIntervalMs: 100 },
     });
   });
   afterAll(() => r.close());

@@ -106,10 +106,10 @@ describe('four-eyes approvals, end to end over signed Slack requests', () => {
       'rules:\n  - operations: [payout]\n    currency: USDC\n    min_amount: "10000"\n    approvals: 2\n',
     );
     r = await startRehearsal({
-      env: { PAYOPS_POLICY_FILE: policyFile, PAYOPS_SWEEP_INTERVAL_MS: '100' },
+      env: { PAYOPS_POLICY_FILE: policyFile },
       // The rules of approval, not Slack's pace: test/e2e/slack-outbox.test.ts keeps to its limits.
       slack: { rateLimits: 'off' },
-      now: () => new Date(clock),
+      bot: { now: () => new Date(clock), sweepIntervalMs: 100 },
     });
   });
   afterAll(() => r.close());

@@ -81,8 +81,8 @@ describe('a payouts list larger than payops reads', () => {
   }, async () => {
     const r = await startRehearsal({
       sandbox: { statusStepMs: 3_600_000 },
-      env: { PAYOPS_DATA_DIR: dataDir, PAYOPS_SWEEP_INTERVAL_MS: '3600000' },
-      now: behind,
+      env: { PAYOPS_DATA_DIR: dataDir },
+      bot: { now: behind, sweepIntervalMs: 3_600_000 },
     });
     try {
       for (let n = 1; n <= UNKNOWN_OUTCOMES; n++) ids.push(await unknownPayout(r, 4100 + n));
@@ -127,7 +127,7 @@ describe('a payouts list larger than payops reads', () => {
     // The store of the test above, with its unknown outcomes due for a check.
     const r = await startRehearsal({
       env: { PAYOPS_DATA_DIR: dataDir },
-      now: behind,
+      bot: { now: behind },
     });
     try {
       await r.bot.stop();
@@ -161,7 +161,7 @@ describe('a payouts list larger than payops reads', () => {
   }, async (context) => {
     const r = await startRehearsal({
       env: { PAYOPS_DATA_DIR: dataDir },
-      now: behind,
+      bot: { now: behind },
     });
     try {
       await r.bot.stop();

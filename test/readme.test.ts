@@ -5,6 +5,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { configurationVariables } from '../src/config.ts';
 import { parseCommand } from '../src/domain/commands.ts';
 import { OPERATION_IDS, OPERATIONS } from '../src/domain/operations.ts';
 import { isWriteCommandWord, parseWriteCommand } from '../src/domain/write-commands.ts';
@@ -302,6 +303,18 @@ describe('README and .env.example: configuration', () => {
     expect(unread, 'README names variables nothing reads').toEqual([]);
   });
 
+  it('the variables only rehearsals set are described in docs/, and in neither the table nor the example', () => {
+    const rehearsal = configurationVariables()
+      .filter((variable) => variable.rehearsal)
+      .map(({ name }) => name);
+    const docs = readdirSync(join(ROOT, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => readFileSync(join(ROOT, 'docs', name), 'utf8'))
+      .join('\n');
+    expect(rehearsal.filter((name) => !docs.includes(`\`${name}\``))).toEqual([]);
+    expect(rehearsal.filter((name) => table.has(name) || example.has(name))).toEqual([]);
+  });
+
   it('the variables the README names for the tests are read by the tests', () => {
     const testSources = sourceFiles(join(ROOT, 'test')).map((file) => readFileSync(file, 'utf8'));
     for (const name of TEST_VARIABLES) {
@@ -321,13 +334,14 @@ const TEST_VARIABLES = ['TEST_DATABASE_URL', 'CI'];
 const NOT_CONFIGURATION = [/^src\/rehearsal\//];
 
 /**
- * The keys of src/config.ts's `z.object({…})` schemas, its `…_SECRETS` lists, and every other
- * `process.env.NAME` in src/ (a computed `process.env[…]` there fails the test: it could hide
- * one).
+ * The variables of the configuration's sections (src/config/) an operator sets, those that are
+ * secrets, and every other `process.env.NAME` in src/ (a computed `process.env[…]` there fails
+ * the test: it could hide one).
  */
 function variablesTheCodeReads(): { variables: Set<string>; secrets: Set<string> } {
-  const variables = new Set<string>();
-  const secrets = new Set<string>();
+  const read = configurationVariables().filter((variable) => !variable.rehearsal);
+  const variables = new Set(read.map(({ name }) => name));
+  const secrets = new Set(read.filter(({ secret }) => secret).map(({ name }) => name));
   for (const file of sourceFiles(join(ROOT, 'src'))) {
     const path = relative(ROOT, file);
     if (NOT_CONFIGURATION.some((pattern) => pattern.test(path))) continue;
@@ -338,31 +352,6 @@ function variablesTheCodeReads(): { variables: Set<string>; secrets: Set<string>
       true,
     );
     const visit = (node: ts.Node): void => {
-      if (path === 'src/config.ts') {
-        if (
-          ts.isCallExpression(node) &&
-          ts.isPropertyAccessExpression(node.expression) &&
-          node.expression.expression.getText() === 'z' &&
-          node.expression.name.text === 'object' &&
-          node.arguments[0] &&
-          ts.isObjectLiteralExpression(node.arguments[0])
-        ) {
-          for (const property of node.arguments[0].properties) {
-            if (property.name) variables.add(property.name.getText());
-          }
-        }
-        if (
-          ts.isVariableDeclaration(node) &&
-          /_SECRETS$/.test(node.name.getText()) &&
-          node.initializer
-        ) {
-          for (const [literal] of node.initializer
-            .getText()
-            .matchAll(/(?<=')[A-Z][A-Z0-9_]*(?=')/g)) {
-            secrets.add(literal);
-          }
-        }
-      }
       if (ts.isPropertyAccessExpression(node) && node.expression.getText() === 'process.env') {
         variables.add(node.name.getText());
       }

@@ -96,13 +96,18 @@ export async function runFirstChecks(
       scopes: parsed.data.api_key.scopes,
     };
     const problems = identityProblems(identity, expected);
+    // Only a key of another business tempts anyone to change the expected identifier.
+    const otherBusiness =
+      identity.customerId === expected.customerId
+        ? ''
+        : " Never supply another business's identifier as a workaround.";
     checks.push({
       name: 'me',
       ok: problems.length === 0,
       detail:
         problems.length === 0
           ? `business ${identity.businessName} (${identity.customerId}); key scopes: ${identity.scopes.join(', ') || 'none'}`
-          : `${problems.join(' ')} Stop: do not use this deployment until the key is corrected. Never supply another business's identifier as a workaround.`,
+          : `${problems.join(' ')} Stop: do not use this deployment until the key is corrected.${otherBusiness}`,
       requestId: me.requestId,
     });
     if (problems.length > 0) return finish(true, identity);

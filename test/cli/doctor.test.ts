@@ -85,6 +85,7 @@ describe('payops doctor', () => {
       "The key's scopes are read, but PAYMENTS_EXPECTED_SCOPES is read, payments:write.",
     );
     expect(output).toContain('STOP');
+    expect(output).not.toContain("another business's identifier");
   });
 
   it.each([

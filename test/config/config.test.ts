@@ -306,6 +306,49 @@ describe('the policy file (PAYOPS_POLICY_FILE)', () => {
   });
 });
 
+describe('every problem at once', () => {
+  it('lists a missing policy file and a lease too short beside the problems of other sections', () => {
+    const missing = join(folder, 'no-policy-here.yaml');
+    expect(
+      botProblems({
+        ...bot,
+        SLACK_BOT_TOKEN: 'xoxp-a-user-token',
+        PAYOPS_POLICY_FILE: missing,
+        PAYOPS_EXECUTION_LEASE_MS: '10000',
+        PAYOPS_FOLLOW_FOR: '7 days',
+      }),
+    ).toEqual([
+      'SLACK_BOT_TOKEN must be a bot token (it starts with xoxb-)',
+      'PAYOPS_POLICY_FILE cannot be read (ENOENT)',
+      'PAYOPS_FOLLOW_FOR must be a duration such as 30m, 2h or 1d (a whole number and s, m, h or d)',
+      'PAYOPS_EXECUTION_LEASE_MS must be at least PAYMENTS_WRITE_TIMEOUT_MS + 500 ms',
+    ]);
+  });
+
+  it('names the policy file whose rules are wrong', () => {
+    const policy = join(folder, 'bad-policy.yaml');
+    writeFileSync(policy, 'rules:\n  - approvals: many\n');
+    const found = botProblems({ ...bot, PAYOPS_POLICY_FILE: policy });
+    expect(found.length).toBeGreaterThan(0);
+    for (const problem of found) expect(problem).toMatch(`PAYOPS_POLICY_FILE ${policy}: `);
+  });
+
+  it('says of each missing role list who it names', () => {
+    expect(
+      botProblems({
+        ...bot,
+        PAYOPS_READERS: undefined,
+        PAYOPS_REQUESTERS: undefined,
+        PAYOPS_APPROVERS: ' ',
+      }),
+    ).toEqual([
+      'PAYOPS_READERS is missing: list the Slack user IDs (U…) or user group IDs (S…) who may use payops',
+      'PAYOPS_REQUESTERS is missing: list the Slack user IDs (U…) or user group IDs (S…) who may request writes',
+      'PAYOPS_APPROVERS is missing: list the Slack user IDs (U…) or user group IDs (S…) who may approve, reject and freeze requests',
+    ]);
+  });
+});
+
 describe('lists', () => {
   it('name a bad entry by its position, in grammatical English, never quoting it', () => {
     const found = botProblems({

@@ -1,4 +1,4 @@
-import { READ_COMMAND_WORDS, usage } from '../domain/commands.ts';
+import { READ_COMMAND_WORDS } from '../domain/commands.ts';
 import {
   isWrite,
   OPERATION_IDS,
@@ -6,16 +6,33 @@ import {
   type Scope,
   type WriteOperationId,
 } from '../domain/operations.ts';
-import { writeUsage } from '../domain/write-commands.ts';
 import type { ReadService } from './reads.ts';
 
-export interface HelpEntry {
-  usage: string;
-  summary: string;
-  /** False when the key lacks a scope the command always needs. */
-  available: boolean;
-  reason?: string;
-}
+/** The approval flow's own command words, for approvers, in the order help lists them. */
+export const APPROVER_WORDS = [
+  'requests',
+  'request',
+  'resolve',
+  'audit',
+  'freeze',
+  'unfreeze',
+] as const;
+export type ApproverWord = (typeof APPROVER_WORDS)[number];
+
+/** A command help lists, and what the key's scopes allow of it; worded on the Slack side. */
+export type HelpEntry =
+  | {
+      kind: 'read';
+      word: string;
+      /** The catalogue's summaries of the operations the word names. */
+      summaries: string[];
+      /** Scopes the key lacks for the command itself: it is unavailable. */
+      missing: Scope[];
+      /** Scopes the key lacks for `--sync` alone. */
+      syncMissing: Scope[];
+    }
+  | { kind: 'write'; operationId: WriteOperationId; missing: Scope[] }
+  | { kind: 'approver'; word: ApproverWord };
 
 /** Every read command, and whether this deployment's key can run it. */
 export function readCommandHelp(reads: ReadService): HelpEntry[] {
@@ -25,19 +42,8 @@ export function readCommandHelp(reads: ReadService): HelpEntry[] {
     const syncMissing = operations.some((id) => OPERATIONS[id].query.some((q) => q.name === 'sync'))
       ? reads.missingScopes(operations[0] as (typeof operations)[number], ['sync'])
       : [];
-    const summary = operations.map((id) => OPERATIONS[id].summary).join('; ');
-    const reason =
-      missing.length > 0
-        ? `needs scope ${missing.join(', ')}`
-        : syncMissing.length > 0
-          ? `--sync needs scope ${syncMissing.join(', ')}`
-          : undefined;
-    return {
-      usage: usage(word).replace(/^Usage: /, ''),
-      summary,
-      available: missing.length === 0,
-      ...(reason ? { reason } : {}),
-    };
+    const summaries = operations.map((id) => OPERATIONS[id].summary);
+    return { kind: 'read', word, summaries, missing, syncMissing };
   });
 }
 
@@ -45,31 +51,15 @@ export function readCommandHelp(reads: ReadService): HelpEntry[] {
 export function writeCommandHelp(
   missingScopesOf: (operationId: WriteOperationId) => Scope[],
 ): HelpEntry[] {
-  return OPERATION_IDS.filter(isWrite).map((operationId) => {
-    const missing = missingScopesOf(operationId);
-    return {
-      usage: writeUsage(operationId).replace(/^Usage: /, ''),
-      summary: `${OPERATIONS[operationId].summary} — needs approval`,
-      available: missing.length === 0,
-      ...(missing.length > 0 ? { reason: `needs scope ${missing.join(', ')}` } : {}),
-    };
-  });
+  return OPERATION_IDS.filter(isWrite).map((operationId) => ({
+    kind: 'write',
+    operationId,
+    missing: missingScopesOf(operationId),
+  }));
 }
 
 /** The approval flow's own commands, for approvers. */
-export const APPROVER_HELP: readonly HelpEntry[] = [
-  { usage: '`/pay requests`', summary: 'Pending requests', available: true },
-  { usage: '`/pay request <n>`', summary: 'One request with its history', available: true },
-  {
-    usage: '`/pay resolve <n> executed|not-executed <what you checked>`',
-    summary: 'Settle an unknown outcome after looking at the provider',
-    available: true,
-  },
-  { usage: '`/pay audit`', summary: 'The audit log as a CSV file', available: true },
-  {
-    usage: '`/pay freeze [reason]`',
-    summary: 'Stop every write to the provider (reads go on)',
-    available: true,
-  },
-  { usage: '`/pay unfreeze`', summary: 'Allow approvals to execute again', available: true },
-];
+export const APPROVER_HELP: readonly HelpEntry[] = APPROVER_WORDS.map((word) => ({
+  kind: 'approver',
+  word,
+}));

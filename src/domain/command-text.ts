@@ -10,8 +10,16 @@ export type Token =
   | { kind: 'field'; name: string; value: string }
   | { kind: 'flag'; name: string; value: string | undefined };
 
+/** What is wrong with a command's text as a whole; worded on the Slack side. */
+export type TextProblem =
+  | { code: 'too_long'; length: number; max: number }
+  | { code: 'control_characters' }
+  | { code: 'invalid_option'; option: string }
+  | { code: 'invalid_field_name'; name: string }
+  | { code: 'unclosed_quote'; quote: string };
+
 export interface TextError {
-  error: string;
+  error: TextProblem;
 }
 
 /** Longer than any real command; Slack itself allows a few thousand characters. */
@@ -34,14 +42,12 @@ export function decodeSlackText(text: string): string {
 
 export function tokenize(text: string): Token[] | TextError {
   if (text.length > MAX_COMMAND_TEXT) {
-    return {
-      error: `That command is ${text.length} characters long; the limit is ${MAX_COMMAND_TEXT}.`,
-    };
+    return { error: { code: 'too_long', length: text.length, max: MAX_COMMAND_TEXT } };
   }
   // Control characters have no business in a command; refuse rather than pass them upstream.
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching them is the point here.
   if (/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(text)) {
-    return { error: 'The command contains control characters; please retype it.' };
+    return { error: { code: 'control_characters' } };
   }
   const raw = splitQuoted(text);
   if ('error' in raw) return raw;
@@ -53,7 +59,7 @@ export function tokenize(text: string): Token[] | TextError {
     }
     if (piece.startsWith('--')) {
       const [name = '', ...rest] = piece.slice(2).split('=');
-      if (!FLAG_NAME.test(name)) return { error: `\`${clip(piece)}\` is not a valid option.` };
+      if (!FLAG_NAME.test(name)) return { error: { code: 'invalid_option', option: piece } };
       tokens.push({ kind: 'flag', name, value: rest.length > 0 ? rest.join('=') : undefined });
       continue;
     }
@@ -61,9 +67,7 @@ export function tokenize(text: string): Token[] | TextError {
     if (equals > 0) {
       const name = piece.slice(0, equals);
       if (!FIELD_NAME.test(name)) {
-        return {
-          error: `\`${clip(name)}\` is not a valid field name (letters, digits and _ only).`,
-        };
+        return { error: { code: 'invalid_field_name', name } };
       }
       tokens.push({ kind: 'field', name, value: piece.slice(equals + 1) });
       continue;
@@ -93,7 +97,7 @@ function splitQuoted(text: string): { pieces: Piece[] } | TextError {
     const closing = !started || current.endsWith('=') ? CLOSING_QUOTE[char] : undefined;
     if (closing !== undefined) {
       const end = chars.indexOf(closing, index + 1);
-      if (end === -1) return { error: `A quote (${char}) is opened but never closed.` };
+      if (end === -1) return { error: { code: 'unclosed_quote', quote: char } };
       wholeQuoted = !started;
       current += chars.slice(index + 1, end).join('');
       started = true;

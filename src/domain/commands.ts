@@ -1,4 +1,4 @@
-import { clip, type Token, tokenize } from './command-text.ts';
+import { type TextProblem, type Token, tokenize } from './command-text.ts';
 import { isPositiveDecimalString } from './decimal.ts';
 import {
   OPERATION_IDS,
@@ -9,8 +9,9 @@ import {
 } from './operations.ts';
 
 /**
- * What a `/pay …` text asks for, decided from the operations catalogue alone. Pure: no I/O,
- * never throws; every mistake becomes an `invalid` command with a message naming it.
+ * What a command's text asks for, decided from the operations catalogue alone. Pure: no I/O,
+ * never throws; every mistake becomes an `invalid` command with the problem and its data, worded
+ * on the Slack side (src/slack/text/commands.ts) with the configured command name.
  */
 export type Command =
   | { kind: 'help' }
@@ -20,21 +21,43 @@ export type Command =
       path: Record<string, string>;
       query: Record<string, string | boolean>;
     }
-  /** `/pay balance` without a wallet: the balance of every wallet. */
+  /** `balance` without a wallet: the balance of every wallet. */
   | { kind: 'all-balances' }
-  | { kind: 'invalid'; message: string }
+  | { kind: 'invalid'; problem: ReadCommandProblem }
   | { kind: 'unknown'; word: string; suggestion: string | undefined };
+
+/**
+ * What is wrong with a read command. `word` is the command word; those with `usage` are told
+ * with the word's usage after them.
+ */
+export type ReadCommandProblem =
+  | { code: 'text'; problem: TextProblem }
+  | { code: 'no_command_word' }
+  | { code: 'fields_not_taken'; word: string; field: string }
+  | { code: 'no_such_option'; word: string; option: string }
+  | { code: 'option_needs_value'; word: string; option: string }
+  | { code: 'missing_arguments'; word: string; missing: string[] }
+  | { code: 'too_many_words'; word: string }
+  | { code: 'invalid_identifier'; word: string; value: string; param: string }
+  | { code: 'value'; problem: ValueProblem };
+
+/** A typed option's or argument's value that its parameter does not take. */
+export type ValueProblem =
+  | { code: 'flag_takes_no_value'; option: string }
+  | { code: 'not_a_limit'; option: string; max: number }
+  | { code: 'not_an_amount'; value: string }
+  | { code: 'not_a_currency'; value: string };
 
 const IDENTIFIER = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,127}$/;
 const CURRENCY = /^[A-Za-z]{3,6}$/;
 const MAX_LIMIT = 1000;
 
-/** `/pay balance` alone: every wallet's balance, so its wallet id is optional. */
+/** `balance` alone: every wallet's balance, so its wallet id is optional. */
 const ALL_BALANCES_WORD = 'balance';
 
 const READ_OPERATIONS = OPERATION_IDS.filter((id) => OPERATIONS[id].kind === 'read');
 
-/** The `/pay` words of read commands, in catalogue order, with `help`. */
+/** The words of read commands, in catalogue order, with `help`. */
 export const READ_COMMAND_WORDS: readonly string[] = [
   'help',
   ...new Set(READ_OPERATIONS.map((id) => OPERATIONS[id].command)),
@@ -42,12 +65,10 @@ export const READ_COMMAND_WORDS: readonly string[] = [
 
 export function parseCommand(text: string): Command {
   const tokens = tokenize(text);
-  if ('error' in tokens) return { kind: 'invalid', message: tokens.error };
+  if ('error' in tokens) return invalid({ code: 'text', problem: tokens.error });
   const [first, ...rest] = tokens;
   if (first === undefined) return { kind: 'help' };
-  if (first.kind !== 'word') {
-    return { kind: 'invalid', message: 'Start with a command word, e.g. `/pay wallets`.' };
-  }
+  if (first.kind !== 'word') return invalid({ code: 'no_command_word' });
   const word = first.value.toLowerCase();
   if (word === 'help') return { kind: 'help' };
   const candidates = READ_OPERATIONS.filter((id) => OPERATIONS[id].command === word);
@@ -96,46 +117,45 @@ function parseArguments(operationId: OperationId, word: string, tokens: Token[])
       continue;
     }
     if (token.kind === 'field') {
-      return invalid(`\`/pay ${word}\` takes no \`${clip(token.name)}=…\` fields. ${usage(word)}`);
+      return invalid({ code: 'fields_not_taken', word, field: token.name });
     }
     const param = spec.query.find(
       (candidate) => candidate.name === token.name && !candidate.positional,
     );
-    if (!param)
-      return invalid(`\`/pay ${word}\` has no option \`--${clip(token.name)}\`. ${usage(word)}`);
+    if (!param) return invalid({ code: 'no_such_option', word, option: token.name });
     let value = token.value;
     if (param.type !== 'boolean' && value === undefined) {
       const next = tokens[index + 1];
       if (next?.kind !== 'word')
-        return invalid(`\`--${param.name}\` needs a value. ${usage(word)}`);
+        return invalid({ code: 'option_needs_value', word, option: param.name });
       value = next.value;
       index++;
     }
     const parsed = parseValue(param, value);
-    if (typeof parsed === 'object') return invalid(parsed.error);
+    if (typeof parsed === 'object') return invalid({ code: 'value', problem: parsed.error });
     // `--sync=false` means the same as leaving it out; only send what changes the request.
     if (parsed !== false) query[param.name] = parsed;
   }
 
   if (words.length < slots.required) {
-    const missing = slots.names.slice(words.length, slots.required).map((name) => `<${name}>`);
-    return invalid(`\`/pay ${word}\` needs ${missing.join(' ')}. ${usage(word)}`);
+    const missing = slots.names.slice(words.length, slots.required);
+    return invalid({ code: 'missing_arguments', word, missing });
   }
   if (words.length > slots.required + slots.optional) {
-    return invalid(`\`/pay ${word}\` got too many words. ${usage(word)}`);
+    return invalid({ code: 'too_many_words', word });
   }
   for (const [index, value] of words.entries()) {
     const name = slots.names[index] as string;
     if (spec.pathParams.includes(name)) {
       if (!IDENTIFIER.test(value)) {
-        return invalid(`\`${clip(value)}\` is not a valid ${describeParam(name)}. ${usage(word)}`);
+        return invalid({ code: 'invalid_identifier', word, value, param: name });
       }
       path[name] = value;
       continue;
     }
     const param = spec.query.find((candidate) => candidate.name === name) as QueryParamSpec;
     const parsed = parseValue(param, value);
-    if (typeof parsed === 'object') return invalid(parsed.error);
+    if (typeof parsed === 'object') return invalid({ code: 'value', problem: parsed.error });
     query[name] = parsed;
   }
   return { kind: 'read', operationId, path, query };
@@ -144,12 +164,12 @@ function parseArguments(operationId: OperationId, word: string, tokens: Token[])
 function parseValue(
   param: QueryParamSpec,
   value: string | undefined,
-): string | boolean | { error: string } {
+): string | boolean | { error: ValueProblem } {
   switch (param.type) {
     case 'boolean':
       if (value === undefined || value === 'true') return true;
       if (value === 'false') return false;
-      return { error: `\`--${param.name}\` takes no value (or true/false).` };
+      return { error: { code: 'flag_takes_no_value', option: param.name } };
     case 'integer':
       if (
         value !== undefined &&
@@ -159,35 +179,29 @@ function parseValue(
       ) {
         return value;
       }
-      return { error: `\`--${param.name}\` must be a whole number from 1 to ${MAX_LIMIT}.` };
+      return { error: { code: 'not_a_limit', option: param.name, max: MAX_LIMIT } };
     case 'decimal':
       if (value !== undefined && isPositiveDecimalString(value)) return value;
-      return {
-        error: `\`${clip(value ?? '')}\` is not an amount: write a positive number like 100 or 1250.50 (no commas, no exponent).`,
-      };
+      return { error: { code: 'not_an_amount', value: value ?? '' } };
     case 'string':
       if (value !== undefined && CURRENCY.test(value)) return value.toUpperCase();
-      return { error: `\`${clip(value ?? '')}\` is not a currency code like USD or USDC.` };
+      return { error: { code: 'not_a_currency', value: value ?? '' } };
   }
 }
 
-/** `walletId` → `wallet id`. */
-function describeParam(name: string): string {
-  return name
-    .replace(/Id$/, ' id')
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
-    .toLowerCase();
+function invalid(problem: ReadCommandProblem): Command {
+  return { kind: 'invalid', problem };
 }
 
-function invalid(message: string): Command {
-  return { kind: 'invalid', message };
-}
-
-/** `/pay <word> …` as typed, from the catalogue: `/pay transfers [--limit <limit>] [--sync]`. */
-export function usage(word: string): string {
-  const forms = READ_OPERATIONS.filter((id) => OPERATIONS[id].command === word).map((id) => {
+/**
+ * The argument forms of a read word, one per operation it names, from the catalogue:
+ * `transfers` → [`transfers [--limit <limit>] [--sync]`]. The Slack side puts the command name
+ * before each.
+ */
+export function usageForms(word: string): string[] {
+  return READ_OPERATIONS.filter((id) => OPERATIONS[id].command === word).map((id) => {
     const spec: OperationSpec = OPERATIONS[id];
-    const parts = [`/pay ${word}`];
+    const parts = [word];
     for (const name of spec.pathParams)
       parts.push(word === ALL_BALANCES_WORD ? `[${name}]` : `<${name}>`);
     for (const param of spec.query) {
@@ -198,9 +212,8 @@ export function usage(word: string): string {
           param.type === 'boolean' ? `[--${param.name}]` : `[--${param.name} <${param.name}>]`,
         );
     }
-    return `\`${parts.join(' ')}\``;
+    return parts.join(' ');
   });
-  return forms.length > 0 ? `Usage: ${forms.join(' or ')}` : '';
 }
 
 /**

@@ -18,17 +18,21 @@ export function cleanFreeText(text: string): string {
   return text.replace(CONTROL, '').replace(LONE_SURROGATE, '\uFFFD').trim();
 }
 
-/** Cleaned, or refused when longer than `max`, with a message saying so. */
+/** Free text longer than its limit; worded on the Slack side with what the text is for. */
+export interface FreeTextTooLong {
+  code: 'too_long';
+  length: number;
+  max: number;
+}
+
+/** Cleaned, or refused when longer than `max`, with how long it is. */
 export function checkFreeText(
   text: string,
-  what: string,
   max = MAX_FREE_TEXT,
-): { text: string } | { error: string } {
+): { text: string } | { error: FreeTextTooLong } {
   const cleaned = cleanFreeText(text);
   if (cleaned.length <= max) return { text: cleaned };
-  return {
-    error: `The ${what} is ${cleaned.length} characters long; at most ${max}. Shorten it and try again.`,
-  };
+  return { error: { code: 'too_long', length: cleaned.length, max } };
 }
 
 /**

@@ -1,15 +1,15 @@
 import type { WriteIntent } from './approval.ts';
-import { clip, type Token, tokenize } from './command-text.ts';
+import { type TextProblem, type Token, tokenize } from './command-text.ts';
 import { closest } from './commands.ts';
 import { isDecimalString, isPositiveDecimalString } from './decimal.ts';
 import { sensitiveKind } from './masking.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
 
 /**
- * Write commands (`/pay payout amount=10.00 …`, `/pay deactivate-recipient ea_123`) turned into
- * a `WriteIntent`, from the operations catalogue alone. Pure and never throws: every problem
+ * Write commands (`payout amount=10.00 …`, `deactivate-recipient ea_123`) turned into a
+ * `WriteIntent`, from the operations catalogue alone. Pure and never throws: every problem
  * becomes a `FieldError` naming its field, all of them at once, so a modal can show each one
- * next to its input.
+ * next to its input; the Slack side words them (src/slack/text/commands.ts).
  *
  * The spec shows neither types nor allowed values (part 2), so the checks are about form only
  * and values are sent exactly as typed: never trimmed, re-cased or re-formatted.
@@ -18,8 +18,60 @@ import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './ope
 /** `field` is the body field or path parameter at fault; undefined for the command as a whole. */
 export interface FieldError {
   field: string | undefined;
-  message: string;
+  problem: WriteProblem;
 }
+
+/** What is wrong with a write command or one of its values. */
+export type WriteProblem =
+  | { code: 'text'; problem: TextProblem }
+  | { code: 'no_write_word'; words: readonly string[] }
+  | { code: 'extra_words'; operationId: WriteOperationId; words: string[] }
+  | { code: 'options_not_taken'; operationId: WriteOperationId; flags: string[] }
+  | { code: 'unquoted_value'; name: string }
+  | { code: 'repeated'; name: string }
+  | { code: 'path_not_taken'; operationId: WriteOperationId; name: string }
+  | { code: 'path_missing'; operationId: WriteOperationId; name: string }
+  | { code: 'fields_not_taken'; operationId: WriteOperationId; name: string }
+  | {
+      code: 'unknown_field';
+      operationId: WriteOperationId;
+      name: string;
+      suggestion: string | undefined;
+    }
+  | { code: 'field_missing'; name: string }
+  | { code: 'value'; name: string; problem: WriteValueProblem }
+  | { code: 'body_too_long'; name: string; total: number; max: number; length: number };
+
+/** Why a value could deceive an approver who reads it on the approval message. */
+export type DeceptionProblem =
+  | { code: 'invisible'; char: string }
+  | { code: 'combining_mark'; char: string }
+  | { code: 'look_alike'; char: string; plain: string }
+  | { code: 'mixed_scripts'; scripts: string[]; word: string; char: string; script: string };
+
+/** What is wrong with one value. */
+export type WriteValueProblem =
+  | { code: 'empty' }
+  | { code: 'too_long'; length: number; max: number }
+  | DeceptionProblem
+  | { code: 'special_space' }
+  | { code: 'edge_space' }
+  | { code: 'double_space' }
+  | { code: 'id_white_space'; value: string }
+  | { code: 'id_slash'; value: string }
+  | { code: 'not_an_id'; value: string }
+  | { code: 'id_too_long'; length: number; max: number }
+  /** `value` undefined: a bank or wallet number, never echoed. */
+  | { code: 'not_ascii'; value: string | undefined; char: string; what: 'id' | 'number' }
+  | { code: 'amount_decimals'; value: string; decimals: number; max: number }
+  | { code: 'amount_digits'; value: string; digits: number; max: number }
+  | { code: 'amount_zero'; value: string }
+  | { code: 'amount_negative'; value: string }
+  | { code: 'amount_exponent'; value: string }
+  /** `plain` is the same amount written plainly, when its meaning is unambiguous. */
+  | { code: 'amount_not_plain'; value: string; plain: string | undefined }
+  | { code: 'not_a_currency'; value: string }
+  | { code: 'not_a_country'; value: string };
 
 export type WriteParse =
   | { kind: 'intent'; intent: WriteIntent }
@@ -45,7 +97,7 @@ const CURRENCY_FIELDS: ReadonlySet<string> = new Set([
 
 const WRITE_OPERATIONS: readonly WriteOperationId[] = OPERATION_IDS.filter(isWrite);
 
-/** The `/pay` words of write commands, in catalogue order. */
+/** The words of write commands, in catalogue order. */
 export const WRITE_COMMAND_WORDS: readonly string[] = WRITE_OPERATIONS.map(
   (id) => OPERATIONS[id].command,
 );
@@ -58,27 +110,30 @@ function operationForWord(word: string): WriteOperationId | undefined {
   return WRITE_OPERATIONS.find((id) => OPERATIONS[id].command === word.toLowerCase());
 }
 
-/** `/pay update-recipient <externalAccountId> account_owner_name=…`, from the catalogue. */
-export function writeUsage(operationId: WriteOperationId): string {
+/**
+ * A write's forms, from the catalogue, for the Slack side to put the command name before:
+ * `update-recipient <externalAccountId>` and its fields `account_owner_name=…` (none for a write
+ * without a body, which has no form either).
+ */
+export function writeUsageForm(operationId: WriteOperationId): { head: string; fields: string } {
   const spec = OPERATIONS[operationId];
-  const head = [`/pay ${spec.command}`, ...spec.pathParams.map((name) => `<${name}>`)].join(' ');
-  if (spec.bodyFields.length === 0) return `Usage: \`${head}\``;
-  const fields = spec.bodyFields.map((name) => `${name}=…`).join(' ');
-  return `Usage: \`${head} ${fields}\` (or \`${head}\` alone for a form)`;
+  return {
+    head: [spec.command, ...spec.pathParams.map((name) => `<${name}>`)].join(' '),
+    fields: spec.bodyFields.map((name) => `${name}=…`).join(' '),
+  };
 }
 
-/** Parses the text after `/pay` whose first word is a write command word. */
+/** Parses the text after the command name whose first word is a write command word. */
 export function parseWriteCommand(text: string): WriteParse {
   const tokens = tokenize(text);
-  if ('error' in tokens) return invalid([{ field: undefined, message: tokens.error }]);
+  if ('error' in tokens) {
+    return invalid([{ field: undefined, problem: { code: 'text', problem: tokens.error } }]);
+  }
   const [first, ...rest] = tokens;
   const operationId = first?.kind === 'word' ? operationForWord(first.value) : undefined;
   if (operationId === undefined) {
     return invalid([
-      {
-        field: undefined,
-        message: `Start with a write command: ${WRITE_COMMAND_WORDS.map((word) => `\`${word}\``).join(', ')}.`,
-      },
+      { field: undefined, problem: { code: 'no_write_word', words: WRITE_COMMAND_WORDS } },
     ]);
   }
   const { path, fields, errors } = collectArguments(operationId, rest);
@@ -112,9 +167,13 @@ export function validateWriteFields(
   }
   for (const name of spec.bodyFields) {
     const value = fields[name];
-    const problem =
-      value === undefined ? 'missing (every field is needed)' : valueProblem(name, value, false);
-    if (problem !== undefined) errors.push({ field: name, message: `${name}: ${problem}` });
+    if (value === undefined) {
+      errors.push({ field: name, problem: { code: 'field_missing', name } });
+      continue;
+    }
+    const problem = valueProblem(name, value, false);
+    if (problem !== undefined)
+      errors.push({ field: name, problem: { code: 'value', name, problem } });
   }
   if (errors.length === 0) errors.push(...bodyLengthErrors(spec.bodyFields, fields));
   if (errors.length > 0) return { errors };
@@ -142,7 +201,13 @@ function bodyLengthErrors(
   return [
     {
       field: longest.name,
-      message: `${longest.name}: the values together are ${total} characters long; at most ${MAX_BODY_LENGTH} — shorten this one (${longest.length})`,
+      problem: {
+        code: 'body_too_long',
+        name: longest.name,
+        total,
+        max: MAX_BODY_LENGTH,
+        length: longest.length,
+      },
     },
   ];
 }
@@ -182,26 +247,19 @@ function collectArguments(
   }
   // One line for all stray words and one for all options, each with the usage once.
   if (extraWords.length > 0) {
-    const quoted = `\`${clip(extraWords.join(' '))}\``;
     errors.push({
       field: undefined,
-      message: `${quoted} ${extraWords.length === 1 ? 'is one word' : 'are words'} too many for \`/pay ${spec.command}\`. ${writeUsage(operationId)}`,
+      problem: { code: 'extra_words', operationId, words: extraWords },
     });
   }
   if (flags.length > 0) {
-    errors.push({
-      field: undefined,
-      message: `\`${clip(flags.join(' '))}\`: write commands take no options — give fields as name=value. ${writeUsage(operationId)}`,
-    });
+    errors.push({ field: undefined, problem: { code: 'options_not_taken', operationId, flags } });
   }
   for (const name of unquoted) {
-    errors.push({
-      field: name,
-      message: `${name}: a value with spaces must be quoted — write ${name}="…" with the whole value inside the quotes`,
-    });
+    errors.push({ field: name, problem: { code: 'unquoted_value', name } });
   }
   for (const name of repeated) {
-    errors.push({ field: name, message: `${name}: given more than once — give it once` });
+    errors.push({ field: name, problem: { code: 'repeated', name } });
   }
   const path = Object.fromEntries(
     words.map((word, index) => [spec.pathParams[index] as string, word]),
@@ -218,16 +276,18 @@ function pathErrors(
   const errors: FieldError[] = [];
   for (const [name, value] of Object.entries(path)) {
     if (value !== undefined && !spec.pathParams.includes(name)) {
-      errors.push({ field: name, message: `${name}: \`/pay ${spec.command}\` takes no ${name}` });
+      errors.push({ field: name, problem: { code: 'path_not_taken', operationId, name } });
     }
   }
   for (const name of spec.pathParams) {
     const value = path[name];
-    const problem =
-      value === undefined
-        ? `missing — write \`/pay ${spec.command} <${name}>\``
-        : valueProblem(name, value, true);
-    if (problem !== undefined) errors.push({ field: name, message: `${name}: ${problem}` });
+    if (value === undefined) {
+      errors.push({ field: name, problem: { code: 'path_missing', operationId, name } });
+      continue;
+    }
+    const problem = valueProblem(name, value, true);
+    if (problem !== undefined)
+      errors.push({ field: name, problem: { code: 'value', name, problem } });
   }
   return errors;
 }
@@ -235,16 +295,10 @@ function pathErrors(
 function unknownField(operationId: WriteOperationId, name: string): FieldError {
   const spec = OPERATIONS[operationId];
   if (spec.bodyFields.length === 0) {
-    return {
-      field: name,
-      message: `${clip(name)}: \`/pay ${spec.command}\` takes no fields, only <${spec.pathParams.join('> <')}>`,
-    };
+    return { field: name, problem: { code: 'fields_not_taken', operationId, name } };
   }
   const suggestion = closest(name, spec.bodyFields);
-  return {
-    field: name,
-    message: `${clip(name)}: not a field of \`/pay ${spec.command}\`${suggestion ? ` — did you mean ${suggestion}?` : '.'} Its fields are ${spec.bodyFields.join(', ')}.`,
-  };
+  return { field: name, problem: { code: 'unknown_field', operationId, name, suggestion } };
 }
 
 // Characters that make two values look alike, or make the approval message show other text
@@ -318,11 +372,6 @@ function firstLetterOfEachScript(text: string): Map<string, string> {
   return found;
 }
 
-/** `U+0430`. */
-function codePoint(char: string): string {
-  return `U+${(char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`;
-}
-
 /**
  * Why a value could deceive an approver who reads it on the approval message, or undefined:
  * invisible characters, stray combining marks, styled or full-width look-alikes of plain
@@ -330,29 +379,28 @@ function codePoint(char: string): string {
  * another script than Latin (a name in Cyrillic or Chinese), or with words in several
  * (`Ελένη Smith`, see `mixedScripts`), is accepted.
  */
-export function deceptionProblem(value: string): string | undefined {
+export function deceptionProblem(value: string): DeceptionProblem | undefined {
   const invisible = INVISIBLE.exec(value)?.[0];
-  if (invisible !== undefined) {
-    return `contains an invisible character (${codePoint(invisible)}: a line break, tab, text-direction mark or blank) — retype it`;
-  }
+  if (invisible !== undefined) return { code: 'invisible', char: invisible };
   const composed = value.normalize('NFC');
   const mark = STRAY_MARK.exec(composed)?.[0] ?? MARK_WITHOUT_LETTER.exec(composed)?.[0].slice(-1);
-  if (mark !== undefined) {
-    return `contains a combining mark (${codePoint(mark)}) that strikes through, stacks on or hides letters — type the accented letter itself`;
-  }
+  if (mark !== undefined) return { code: 'combining_mark', char: mark };
   for (const char of value) {
     const plain = char.normalize('NFKC');
-    if (char > '\u007f' && /^[A-Za-z0-9]+$/.test(plain)) {
-      return `contains \`${char}\` (${codePoint(char)}), a look-alike of \`${plain}\` — type the ordinary character`;
-    }
+    if (char > '\u007f' && /^[A-Za-z0-9]+$/.test(plain)) return { code: 'look_alike', char, plain };
   }
   for (const word of value.match(WORD) ?? []) {
     const letters = firstLetterOfEachScript(word);
     const scripts = [...letters.keys()];
     if (writtenTogether(scripts)) continue;
     const [, second = ''] = scripts;
-    const char = letters.get(second) ?? '';
-    return `mixes ${scripts.join(' and ')} letters in \`${word}\` (\`${char}\` ${codePoint(char)} is ${second}) — a letter from another script makes one word pass for another; write each word in one script`;
+    return {
+      code: 'mixed_scripts',
+      scripts,
+      word,
+      char: letters.get(second) ?? '',
+      script: second,
+    };
   }
   return undefined;
 }
@@ -381,16 +429,20 @@ export function mixedScripts(value: string): string[] | undefined {
 const SPECIAL_SPACE = /[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/;
 
 /** What is wrong with one value, or undefined. Identifiers are the `*_id` fields and path ids. */
-function valueProblem(name: string, value: string, isPathParam: boolean): string | undefined {
-  if (value.trim() === '') return 'empty — give a value';
+function valueProblem(
+  name: string,
+  value: string,
+  isPathParam: boolean,
+): WriteValueProblem | undefined {
+  if (value.trim() === '') return { code: 'empty' };
   if (value.length > MAX_VALUE_LENGTH) {
-    return `${value.length} characters long; at most ${MAX_VALUE_LENGTH}`;
+    return { code: 'too_long', length: value.length, max: MAX_VALUE_LENGTH };
   }
   const deceptive = deceptionProblem(value);
   if (deceptive !== undefined) return deceptive;
   if (isPathParam || name.endsWith('_id')) return identifierProblem(value);
   if (sensitiveKind(name) === 'banking') {
-    return asciiProblem(value, 'a bank or wallet number', { echo: false }) ?? spacingProblem(value);
+    return asciiProblem(value, 'number') ?? spacingProblem(value);
   }
   if (name === 'amount') return amountProblem(value);
   if (CURRENCY_FIELDS.has(name)) return currencyProblem(value);
@@ -402,24 +454,22 @@ function valueProblem(name: string, value: string, isPathParam: boolean): string
  * The approval message shows text on one line with single spaces: a value it would show
  * otherwise than it is sent is refused, so what is approved is exactly what is sent.
  */
-function spacingProblem(value: string): string | undefined {
-  if (SPECIAL_SPACE.test(value)) {
-    return 'contains a special space (no-break, thin or wide) — type an ordinary space';
-  }
-  if (value !== value.trim()) return 'starts or ends with a space — remove it';
-  if (value.includes('  ')) return 'has two spaces in a row — use one';
+function spacingProblem(value: string): WriteValueProblem | undefined {
+  if (SPECIAL_SPACE.test(value)) return { code: 'special_space' };
+  if (value !== value.trim()) return { code: 'edge_space' };
+  if (value.includes('  ')) return { code: 'double_space' };
   return undefined;
 }
 
-function identifierProblem(value: string): string | undefined {
-  if (/\s/u.test(value)) return `\`${clip(value)}\` contains white space — an id is one word`;
-  if (value.includes('/')) return `\`${clip(value)}\` contains \`/\` — an id never does`;
+function identifierProblem(value: string): WriteValueProblem | undefined {
+  if (/\s/u.test(value)) return { code: 'id_white_space', value };
+  if (value.includes('/')) return { code: 'id_slash', value };
   // `..` would climb out of its place in the request path.
-  if (value === '.' || value === '..') return `\`${value}\` is not an id`;
+  if (value === '.' || value === '..') return { code: 'not_an_id', value };
   if (value.length > MAX_IDENTIFIER_LENGTH) {
-    return `${value.length} characters long; an id has at most ${MAX_IDENTIFIER_LENGTH}`;
+    return { code: 'id_too_long', length: value.length, max: MAX_IDENTIFIER_LENGTH };
   }
-  return asciiProblem(value, 'an id', { echo: true });
+  return asciiProblem(value, 'id');
 }
 
 /**
@@ -427,36 +477,31 @@ function identifierProblem(value: string): string | undefined {
  * (a Cyrillic `а`, a full-width digit) only makes it pass for another. A bank number is never
  * echoed: grouped digits (`1234 5678 …`) would slip past the masking of long numbers.
  */
-function asciiProblem(
-  value: string,
-  what: string,
-  { echo }: { echo: boolean },
-): string | undefined {
+function asciiProblem(value: string, what: 'id' | 'number'): WriteValueProblem | undefined {
   const other = /[^\x20-\x7e]/u.exec(value)?.[0];
   if (other === undefined) return undefined;
-  const subject = echo ? `\`${clip(value)}\` contains` : 'contains';
-  return `${subject} \`${other}\` (${codePoint(other)}) — ${what} is written in plain ASCII letters, digits and signs; retype it`;
+  return { code: 'not_ascii', value: what === 'id' ? value : undefined, char: other, what };
 }
 
-function amountProblem(value: string): string | undefined {
+function amountProblem(value: string): WriteValueProblem | undefined {
   const [whole = '', fraction = ''] = value.split('.');
   if (isPositiveDecimalString(value)) {
     if (fraction.length > MAX_AMOUNT_DECIMALS) {
-      return `\`${clip(value)}\` has ${fraction.length} decimals; at most ${MAX_AMOUNT_DECIMALS}`;
+      return {
+        code: 'amount_decimals',
+        value,
+        decimals: fraction.length,
+        max: MAX_AMOUNT_DECIMALS,
+      };
     }
     return whole.length > MAX_AMOUNT_WHOLE_DIGITS
-      ? `\`${clip(value)}\` has ${whole.length} digits before the decimal point; at most ${MAX_AMOUNT_WHOLE_DIGITS}`
+      ? { code: 'amount_digits', value, digits: whole.length, max: MAX_AMOUNT_WHOLE_DIGITS }
       : undefined;
   }
-  const shown = `\`${clip(value)}\``;
-  if (isDecimalString(value)) return `${shown} is zero — an amount must be more than zero`;
-  if (value.startsWith('-')) return `${shown} is negative — write a positive amount, no sign`;
-  if (/^[+-]?[\d.]+e[+-]?\d+$/i.test(value)) {
-    return `${shown} uses an exponent — write the digits out, e.g. 1000 for 1e3`;
-  }
-  const plain = plainAmount(value);
-  if (plain !== undefined) return `${shown} is not a plain decimal amount — write ${plain}`;
-  return `${shown} is not a plain decimal amount — write digits with at most one decimal point (no commas, spaces, signs or exponent), like 1250.50`;
+  if (isDecimalString(value)) return { code: 'amount_zero', value };
+  if (value.startsWith('-')) return { code: 'amount_negative', value };
+  if (/^[+-]?[\d.]+e[+-]?\d+$/i.test(value)) return { code: 'amount_exponent', value };
+  return { code: 'amount_not_plain', value, plain: plainAmount(value) };
 }
 
 /** The plain form of an amount whose meaning is unambiguous (`1,000`, `+5`, `007.5`, `.5`). */
@@ -470,16 +515,12 @@ function plainAmount(value: string): string | undefined {
   return plain !== value && isPositiveDecimalString(plain) ? plain : undefined;
 }
 
-function currencyProblem(value: string): string | undefined {
-  return /^[A-Za-z]{3,6}$/.test(value)
-    ? undefined
-    : `\`${clip(value)}\` is not a currency code — write 3 to 6 letters, like USD or USDC`;
+function currencyProblem(value: string): WriteValueProblem | undefined {
+  return /^[A-Za-z]{3,6}$/.test(value) ? undefined : { code: 'not_a_currency', value };
 }
 
-function countryProblem(value: string): string | undefined {
-  return /^[A-Za-z]{2}$/.test(value)
-    ? undefined
-    : `\`${clip(value)}\` is not a two-letter country code — write e.g. US or DE`;
+function countryProblem(value: string): WriteValueProblem | undefined {
+  return /^[A-Za-z]{2}$/.test(value) ? undefined : { code: 'not_a_country', value };
 }
 
 function invalid(errors: FieldError[]): WriteParse {

@@ -14,6 +14,7 @@ import { NO_ROLE_HOME, renderHome, renderNoRoleHome } from './blocks/home.ts';
 import { renderDirectoryUnavailable, renderHelp } from './blocks/messages.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
 import { platformErrorOf, TRANSIENT_ERRORS } from './slack-errors.ts';
+import { helpLines } from './text/commands.ts';
 
 /**
  * Keeps each Home tab as its owner would see it now. Every process runs one: it turns the
@@ -161,7 +162,10 @@ export class HomeRefresher {
       decisions,
       freeze,
       help: reader.allowed
-        ? renderHelp(readCommandHelp(this.#deps.reads), this.#deps.command)
+        ? renderHelp(
+            helpLines(this.#deps.command, readCommandHelp(this.#deps.reads)),
+            this.#deps.command,
+          )
         : undefined,
       now,
     });

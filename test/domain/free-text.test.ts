@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { checkFreeText, cleanFreeText, cutFreeText } from '../../src/domain/free-text.ts';
+import {
+  checkFreeText as checkFreeTextOf,
+  cleanFreeText,
+  cutFreeText,
+} from '../../src/domain/free-text.ts';
+import { freeTextProblemText } from '../../src/slack/text/commands.ts';
+
+/** The check as the person is told it: `what` names the text in the refusal. */
+function checkFreeText(text: string, what: string): { text: string } | { error: string } {
+  const checked = checkFreeTextOf(text);
+  return 'error' in checked ? { error: freeTextProblemText(what, checked.error) } : checked;
+}
 
 describe('free text people give payops', () => {
   it('drops control characters but line breaks and tabs, and trims', () => {

@@ -24,6 +24,7 @@ import {
   WRITE_COMMAND_WORDS,
   type WriteParse,
 } from '../../src/domain/write-commands.ts';
+import { fieldErrorText } from '../../src/slack/text/commands.ts';
 
 const WRITES = OPERATION_IDS.filter(isWrite);
 
@@ -43,13 +44,23 @@ function commandText(word: string, fields: Record<string, string>, words: string
   return [word, ...words, ...typed].join(' ');
 }
 
-function errorsOf(parse: WriteParse | ReturnType<typeof validateWriteFields>): FieldError[] {
-  if ('errors' in parse) return parse.errors;
+/** An error as the person is told it under the default command name. */
+interface WordedError {
+  field: string | undefined;
+  message: string;
+}
+
+function worded(error: FieldError): WordedError {
+  return { field: error.field, message: fieldErrorText('/pay', error) };
+}
+
+function errorsOf(parse: WriteParse | ReturnType<typeof validateWriteFields>): WordedError[] {
+  if ('errors' in parse) return parse.errors.map(worded);
   throw new Error(`expected errors, got ${JSON.stringify(parse)}`);
 }
 
 /** The errors of a payout whose fields are all valid except `changes`. */
-function payoutErrors(changes: Record<string, string | undefined>): FieldError[] {
+function payoutErrors(changes: Record<string, string | undefined>): WordedError[] {
   return errorsOf(validateWriteFields('createPayout', {}, { ...PAYOUT, ...changes }));
 }
 
@@ -60,7 +71,7 @@ function accepted(changes: Record<string, string>): boolean {
 function messageFor(field: string, changes: Record<string, string | undefined>): string {
   const errors = payoutErrors(changes);
   expect(errors.map((error) => error.field)).toEqual([field]);
-  return (errors[0] as FieldError).message;
+  return (errors[0] as WordedError).message;
 }
 
 describe('write command words', () => {
@@ -606,7 +617,7 @@ describe('properties', () => {
             OPERATIONS[id].bodyFields.map((name) => [name, fields[name] ?? 'x']),
           );
           const result = validateWriteFields(id, path, { ...bodyFields, ...fields });
-          for (const error of 'errors' in result ? result.errors : []) {
+          for (const error of 'errors' in result ? result.errors.map(worded) : []) {
             expect(typeof error.field).toBe('string');
             expect(error.message.startsWith(`${(error.field as string).slice(0, 40)}`)).toBe(true);
           }

@@ -1,4 +1,5 @@
 import { tokenize } from '../../domain/command-text.ts';
+import { textProblemText } from '../../slack/text/commands.ts';
 import { isObject, type JsonObject } from '../sandbox/slack.ts';
 
 /**
@@ -160,7 +161,7 @@ export function readAssignments(
   line: string,
 ): Array<[string, readonly string[]]> | { error: string } {
   const tokens = tokenize(line);
-  if ('error' in tokens) return tokens;
+  if ('error' in tokens) return { error: textProblemText(tokens.error) };
   const typed: Array<[FormField, string]> = [];
   for (const token of tokens) {
     const last = typed.at(-1);

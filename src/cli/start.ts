@@ -1,6 +1,6 @@
 import { type RunningBot, startBot } from '../bot.ts';
 import { type Config, ConfigError, loadConfig, secretsOf } from '../config.ts';
-import { ApproverShortageError, PolicyError } from '../domain/policy.ts';
+import { ApproverShortageError } from '../domain/policy.ts';
 import { createLogger } from '../logger.ts';
 
 export const usage = `Usage: payops start
@@ -28,8 +28,8 @@ export async function run(): Promise<number> {
   } catch (error) {
     logger.fatal({ err: error }, 'payops did not start');
     console.error(error instanceof Error ? error.message : String(error));
-    // The policy file is configuration too.
-    return error instanceof PolicyError || error instanceof ApproverShortageError ? 2 : 1;
+    // A policy that needs more approvers than there are is a configuration error too.
+    return error instanceof ApproverShortageError ? 2 : 1;
   }
   let stopping = false;
   const shutdown = (signal: string) => {

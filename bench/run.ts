@@ -33,13 +33,23 @@ const PROVIDER_LATENCIES_MS = [0, 2_000];
 /** Past the Payments client's own timeouts: a command still unanswered by then never will be. */
 const ANSWER_WITHIN_MS = 60_000;
 const BURST_COMPLETION_RATIO = 1.25;
+/**
+ * The quick burst's completion target, in seconds after its floor: its tail (the last approvals,
+ * the redraw that joins the outcome) takes about 2.5 s at any size, which a ratio sized for the
+ * full run's 27 s floor cannot absorb on the quick run's 9 s. This is about twice that tail.
+ */
+const QUICK_BURST_TAIL_SEC = 5;
 const BURST_RATE_LIMITED_SHARE = 0.02;
 /** After Slack recovers from an outage, everything waiting is delivered within this. */
 const OUTAGE_RECOVERY_SEC = 120;
 
+/** When the burst's last outcome must be shown: within a ratio of its floor, or seconds after it. */
+type BurstTarget = { ratio: number } | { tailSec: number };
+
 interface Plan {
   guardRunMs: number;
   burst: BurstPlan;
+  burstTarget: BurstTarget;
   outage: OutagePlan;
 }
 
@@ -47,11 +57,13 @@ const PLANS: Record<'full' | 'quick', Plan> = {
   full: {
     guardRunMs: 10_000,
     burst: { requests: 300, arrivalMs: 1_000, scale: 20, connections: 50 },
+    burstTarget: { ratio: BURST_COMPLETION_RATIO },
     outage: { outageMs: 120_000, requests: 10 },
   },
   quick: {
     guardRunMs: 2_000,
     burst: { requests: 120, arrivalMs: 400, scale: 20, connections: 20 },
+    burstTarget: { tailSec: QUICK_BURST_TAIL_SEC },
     outage: { outageMs: 10_000, requests: 3 },
   },
 };
@@ -90,7 +102,7 @@ async function main(): Promise<void> {
   } finally {
     await load.close();
   }
-  const misses = report(results, mode);
+  const misses = report(results, mode, plan.burstTarget);
   writeFileSync(
     `${RESULTS_DIR}latest.json`,
     `${JSON.stringify({ mode, machine: machine(), at: new Date().toISOString(), results }, null, 2)}\n`,
@@ -199,7 +211,7 @@ async function runGuards(
 }
 
 /** Prints the tables; returns the targets missed. */
-function report(results: StoreResults[], mode: string): string[] {
+function report(results: StoreResults[], mode: string, burstTarget: BurstTarget): string[] {
   const misses: string[] = [];
   const ms = (value: number) => value.toFixed(2);
   console.log(`\npayops bench (${mode}) on ${machine().cpuModel}, ${machine().cpus} CPUs\n`);
@@ -253,8 +265,13 @@ function report(results: StoreResults[], mode: string): string[] {
           `${where}: ${b.providerPayouts} payouts for ${b.requests} requests, ${b.failedCommands} failed commands`,
         );
       }
-      if (!(ratio <= BURST_COMPLETION_RATIO))
+      const tailSec = b.lastOutcomeSec - b.floorSec;
+      if ('ratio' in burstTarget && !(ratio <= burstTarget.ratio)) {
         misses.push(`${where}: ${ratio.toFixed(2)}× the floor`);
+      }
+      if ('tailSec' in burstTarget && !(tailSec <= burstTarget.tailSec)) {
+        misses.push(`${where}: last outcome ${tailSec.toFixed(1)} s after the floor`);
+      }
       if (b.rateLimited / Math.max(1, b.slackCalls) >= BURST_RATE_LIMITED_SHARE) {
         misses.push(`${where}: ${b.rateLimited} 429s`);
       }

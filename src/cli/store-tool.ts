@@ -35,12 +35,7 @@ export async function withStore(
   const signer = new Signer(config.signingKey);
   let db: Database | undefined;
   try {
-    db = await openStore({ ...config.store, mustExist: true }, signer.auditKey, logger, {
-      onLost() {
-        console.error(`payops ${command}: another process took the store over; stopped.`);
-        process.exit(COULD_NOT_RUN);
-      },
-    });
+    db = await openStore({ ...config.store, mustExist: true }, signer.auditKey, logger);
     // An embedded store that exists was migrated when it was made: this is a database's case.
     if (!(await holdsSchema(db))) {
       console.error(

@@ -1,7 +1,6 @@
 import type { Logger } from '../logger.ts';
 import { auditSessionSettings } from './audit-chain.ts';
 import { applySessionSettings, type Database } from './database.ts';
-import type { DataDirLockLost } from './folder-lock.ts';
 import { openPglite } from './pglite.ts';
 import { openPostgres } from './postgres.ts';
 
@@ -13,7 +12,6 @@ export async function openStore(
   store: { databaseUrl: string | undefined; dataDir: string; mustExist: boolean },
   auditKey: Buffer,
   logger: Logger,
-  lock: { onLost(error: DataDirLockLost): void },
 ): Promise<Database> {
   const session = auditSessionSettings(auditKey);
   if (store.databaseUrl) return openPostgres(store.databaseUrl, { session });
@@ -21,7 +19,6 @@ export async function openStore(
   const db = await openPglite(dataDir === 'memory://' ? undefined : dataDir, {
     logger,
     mustExist,
-    lock,
   });
   await applySessionSettings(db, session);
   return db;

@@ -16,13 +16,7 @@ import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { firstMessage, forkModule } from '../lib/run-module.ts';
 import type { Logger } from '../logger.ts';
 import type { Database, Queryable } from './database.ts';
-import {
-  type FolderLock,
-  type FolderLockOptions,
-  lockDataDir,
-  OWNER_ONLY_FILE,
-  OWNER_ONLY_FOLDER,
-} from './folder-lock.ts';
+import { type FolderLock, lockDataDir, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from './folder-lock.ts';
 
 /**
  * Embedded PostgreSQL (PGlite) in a folder, locked for one process (two on one folder lose
@@ -54,14 +48,13 @@ export class NoStore extends StoreMissing {
 }
 
 export interface PgliteOptions {
-  /** Told, at warn level, when a new store is created and when a start waits for the lock. */
+  /** Told, at warn level, when a new store is created and when its folder cannot be locked. */
   logger?: Pick<Logger, 'warn'>;
   /**
    * Never create a store: a folder without one refuses to start (a volume not mounted), and
    * nothing is written there, not even the folder or its lock.
    */
   mustExist?: boolean;
-  lock?: FolderLockOptions;
 }
 
 /** `dataDir` undefined: in memory (tests). */
@@ -71,9 +64,9 @@ export async function openPglite(
 ): Promise<Database> {
   if (!dataDir) return pgliteDatabase(await PGlite.create({ postgresqlconf: PGLITE_CONFIG }));
   const folder = resolve(dataDir);
-  // Before the lock: taking it creates the folder and its lock files.
+  // Before the lock: taking it creates the folder and its lock file.
   if (options.mustExist) holdsStore(folder, true);
-  const lock = await lockDataDir(dataDir, { logger: options.logger, ...options.lock });
+  const lock = await lockDataDir(dataDir, { logger: options.logger });
   try {
     const pgdata = await storeIn(folder, options);
     const pg = await PGlite.create(pgdata, { postgresqlconf: PGLITE_CONFIG });
@@ -149,16 +142,11 @@ function markStore(marker: string): void {
 }
 
 /**
- * `db` as a Database. Under `lock`, each statement runs only while the lock is ours, and a store
- * whose lock was lost is not even closed (closing writes to its files).
+ * `db` as a Database; `lock`, the folder's, is let go once it is closed.
  */
 export function pgliteDatabase(db: PGlite, lock?: FolderLock): Database {
   const queue = takingTurns();
-  const inTurn = <T>(work: () => Promise<T>) =>
-    queue(() => {
-      lock?.assertHeld();
-      return work();
-    });
+  const inTurn = <T>(work: () => Promise<T>) => queue(work);
   const queryable = (target: PGlite | Transaction): Queryable => ({
     async query<Row>(sql: string, params: unknown[] = []) {
       return (await target.query<Row>(sql, params)).rows;
@@ -174,13 +162,13 @@ export function pgliteDatabase(db: PGlite, lock?: FolderLock): Database {
     // A transaction is one turn: the statements inside it go straight to PGlite.
     transaction: (work) => inTurn(() => db.transaction((tx) => work(queryable(tx)))),
     async ping() {
-      return !db.closed && !lock?.lost;
+      return !db.closed;
     },
     // After every statement already queued, as PGlite itself would: an outcome being recorded
     // as payops stops must be written, not refused as "PGlite is closed".
     async close() {
       try {
-        if (!lock?.lost) await queue(() => db.close());
+        await queue(() => db.close());
       } finally {
         lock?.release();
       }

@@ -41,9 +41,6 @@ async function onStore<T>(
     config.store,
     signer.auditKey,
     createLogger({ level: 'silent', secrets: [] }),
-    {
-      onLost() {},
-    },
   );
   try {
     await migrate(db);

@@ -1,7 +1,7 @@
 /**
  * A counting semaphore: at most `limit` holders at once, the rest wait in arrival order.
- * Hand-written because the Payments client needs `tryAcquire`, a deadline and an abort per
- * waiter and the queue's length together, which neither p-limit nor async-sema offers.
+ * Hand-written because the Payments client needs `tryAcquire` and a deadline and an abort per
+ * waiter together, which neither p-limit nor async-sema offers.
  */
 export class Semaphore {
   readonly limit: number;

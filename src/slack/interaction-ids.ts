@@ -31,7 +31,10 @@ export function approveButtonValue(request: { id: number; fingerprint: string })
   return `${request.id}:${request.fingerprint}`;
 }
 
-/** An Approve button's request and fingerprint (none on a button drawn without it). */
+/**
+ * An Approve button's request and fingerprint; none in a value made by hand, which therefore
+ * counts for nothing.
+ */
 export function parseApproveButton(
   value: string | undefined,
 ): { id: number; fingerprint: string | undefined } | undefined {

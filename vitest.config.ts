@@ -23,6 +23,8 @@ const INTEGRATION = [
 ];
 /** Gives each end-to-end test's rehearsals the observer that keeps what they show for the scan. */
 const LEAK_TRAIL = 'test/setup/leak-trail.ts';
+/** Makes the store template each new PGlite store starts from, once, for the projects opening one. */
+const STORE_TEMPLATE = 'test/setup/pglite-template.ts';
 const e2eEnv = leakScanEnv();
 
 /** Generated inputs a property test tries at most in `npm run test:unit` (`--mode quick`). */
@@ -54,7 +56,7 @@ export default defineConfig(({ mode }) => ({
       },
       {
         extends: true,
-        test: { name: 'integration', include: INTEGRATION },
+        test: { name: 'integration', include: INTEGRATION, globalSetup: [STORE_TEMPLATE] },
       },
       {
         extends: true,
@@ -63,7 +65,7 @@ export default defineConfig(({ mode }) => ({
           include: [E2E],
           exclude: [...configDefaults.exclude, LEAK_SCAN, FUZZ],
           env: e2eEnv,
-          globalSetup: ['test/setup/leak-scan.ts'],
+          globalSetup: [STORE_TEMPLATE, 'test/setup/leak-scan.ts'],
           setupFiles: [LEAK_TRAIL],
         },
       },
@@ -76,6 +78,7 @@ export default defineConfig(({ mode }) => ({
           include: [FUZZ],
           env: e2eEnv,
           setupFiles: [LEAK_TRAIL],
+          globalSetup: [STORE_TEMPLATE],
           sequence: { groupOrder: 1 },
         },
       },

@@ -5,14 +5,23 @@ const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 /** Any constant shared by all payops processes: serialises concurrent migrators. */
 const MIGRATION_LOCK = 72_450_001;
 
+/** The migrations' file names (`NNNN_name.sql`), in the order they apply. */
+export function migrationFiles(): string[] {
+  return readdirSync(MIGRATIONS_DIR)
+    .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
+    .sort();
+}
+
+export function migrationSql(file: string): string {
+  return readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8');
+}
+
 /**
  * Applies `migrations/NNNN_name.sql` in order, each in its own transaction, recorded in
  * `schema_migrations`. Replicas starting together wait on an advisory lock instead of racing.
  */
 export async function migrate(db: Database): Promise<string[]> {
-  const files = readdirSync(MIGRATIONS_DIR)
-    .filter((name) => /^\d{4}_[\w-]+\.sql$/.test(name))
-    .sort();
+  const files = migrationFiles();
   // Already at this schema: nothing to take, so payops may run as a role that cannot create or
   // alter tables (docs/threat-model.md, "Deploying it") once the owner has migrated.
   const [bookkept] = await db.query<{ table: string | null }>(
@@ -35,7 +44,7 @@ export async function migrate(db: Database): Promise<string[]> {
       );
       const seen = await tx.query('select 1 from schema_migrations where version = $1', [version]);
       if (seen.length > 0) return false;
-      await tx.exec(readFileSync(new URL(file, MIGRATIONS_DIR), 'utf8'));
+      await tx.exec(migrationSql(file));
       await tx.query('insert into schema_migrations (version) values ($1)', [version]);
       return true;
     });

@@ -4,6 +4,7 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
+  openAsBlob,
   readdirSync,
   renameSync,
   rmSync,
@@ -17,6 +18,7 @@ import { firstMessage, forkModule } from '../lib/run-module.ts';
 import type { Logger } from '../logger.ts';
 import type { Database, Queryable } from './database.ts';
 import { type FolderLock, lockDataDir, OWNER_ONLY_FILE, OWNER_ONLY_FOLDER } from './folder-lock.ts';
+import { findTemplate, TEMPLATES } from './pglite-template.ts';
 
 /**
  * Embedded PostgreSQL (PGlite) in a folder, locked for one process (two on one folder lose
@@ -48,13 +50,21 @@ export class NoStore extends StoreMissing {
 }
 
 export interface PgliteOptions {
-  /** Told, at warn level, when a new store is created and when its folder cannot be locked. */
-  logger?: Pick<Logger, 'warn'>;
+  /**
+   * Told, at warn level, when a new store is created and when its folder cannot be locked; at
+   * info level, when a new store is made without a template.
+   */
+  logger?: Pick<Logger, 'warn' | 'info'>;
   /**
    * Never create a store: a folder without one refuses to start (a volume not mounted), and
    * nothing is written there, not even the folder or its lock.
    */
   mustExist?: boolean;
+  /**
+   * The folder holding the store template a new store starts from (pglite-template.ts; default:
+   * the build's). `null`: none, a new store is an empty database (initdb alone).
+   */
+  templates?: string | null;
 }
 
 /** `dataDir` undefined: in memory (tests). */
@@ -62,7 +72,15 @@ export async function openPglite(
   dataDir: string | undefined,
   options: PgliteOptions = {},
 ): Promise<Database> {
-  if (!dataDir) return pgliteDatabase(await PGlite.create({ postgresqlconf: PGLITE_CONFIG }));
+  if (!dataDir) {
+    const template = templateFor(options);
+    return pgliteDatabase(
+      await PGlite.create({
+        postgresqlconf: PGLITE_CONFIG,
+        loadDataDir: template ? await openAsBlob(template) : undefined,
+      }),
+    );
+  }
   const folder = resolve(dataDir);
   // Before the lock: taking it creates the folder and its lock file.
   if (options.mustExist) holdsStore(folder, true);
@@ -103,9 +121,26 @@ async function storeIn(folder: string, options: PgliteOptions): Promise<string> 
     { dataDir: folder },
     `Creating a NEW empty store in ${folder}: if you expected existing data, stop now, the volume may not be mounted`,
   );
-  await createApart(pgdata);
+  await createApart(pgdata, templateFor(options));
   markStore(marker);
   return pgdata;
+}
+
+/**
+ * The template file a new store starts from; undefined when it is made with initdb: on purpose
+ * (`templates: null`), or for want of a template for these migrations, which the log says.
+ */
+function templateFor(options: PgliteOptions): string | undefined {
+  if (options.templates === null) return undefined;
+  const folder = options.templates ?? TEMPLATES;
+  const template = findTemplate(folder);
+  if (!template) {
+    options.logger?.info(
+      { templates: folder },
+      `No store template for these migrations in ${folder} (npm run build makes it): the new store is made with initdb and every migration, which takes seconds`,
+    );
+  }
+  return template;
 }
 
 /**
@@ -211,10 +246,10 @@ function takingTurns(): <T>(work: () => Promise<T>) => Promise<T> {
 const CREATE_TIMEOUT_MS = 120_000;
 
 /**
- * A fresh folder is created (initdb) and migrated in a short-lived child process: initdb keeps
- * hundreds of MB of wasm memory in the process that runs it, for good.
+ * A fresh folder is created — from `template`, or by initdb — and migrated in a short-lived child
+ * process: initdb keeps hundreds of MB of wasm memory in the process that runs it, for good.
  */
-async function createApart(pgdata: string): Promise<void> {
+async function createApart(pgdata: string, template: string | undefined): Promise<void> {
   // Made under a name of its own and renamed when complete: a creation cut short (a crash, a
   // kill) leaves no half-made folder where the next start would look, only this one, which is
   // ours by its name and removed here before trying again.
@@ -223,9 +258,14 @@ async function createApart(pgdata: string): Promise<void> {
   // Owner-only before PGlite writes into it: its template files come world-writable.
   mkdirSync(creating, { mode: OWNER_ONLY_FOLDER });
   // Killed if it hangs: the process must fail to start, not wait for ever holding the lock.
-  const child = forkModule(import.meta.url, 'pglite-create', [creating], {
-    timeoutMs: CREATE_TIMEOUT_MS,
-  });
+  const child = forkModule(
+    import.meta.url,
+    'pglite-create',
+    [creating, ...(template ? [template] : [])],
+    {
+      timeoutMs: CREATE_TIMEOUT_MS,
+    },
+  );
   let said: unknown;
   try {
     said = await firstMessage(child);

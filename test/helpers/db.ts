@@ -42,7 +42,8 @@ export async function freshDatabase(
 ): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
   if (engine === 'pglite') {
-    const db = await openPglite(undefined);
+    // From the store template, at the current schema; unmigrated, an empty database.
+    const db = await openPglite(undefined, migrated ? {} : { templates: null });
     if (migrated) await migrate(db);
     return { db, url: undefined, drop: () => db.close() };
   }

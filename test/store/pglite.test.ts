@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -22,6 +23,7 @@ import {
   STORE_MARKER,
   StoreMissing,
 } from '../../src/store/pglite.ts';
+import { TEMPLATES, templateName } from '../../src/store/pglite-template.ts';
 import { migrationVersions } from '../helpers/db.ts';
 
 function freshDir(): string {
@@ -74,6 +76,39 @@ describe('a fresh embedded store folder', () => {
       await db.close();
     }
   }, 60_000);
+
+  it("starts from the store template made for these migrations, which kept the migrations' times", async () => {
+    const opened = new Date();
+    const db = await openPglite(freshDir());
+    try {
+      const times = await db.query<{ applied_at: Date }>(
+        'select applied_at from schema_migrations',
+      );
+      expect(times).toHaveLength(migrationVersions().length);
+      expect(times.filter((row) => row.applied_at >= opened)).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
+  it('without a template for these migrations, is made with initdb and every migration, and the log says so', async () => {
+    // A template for other migrations is there, under its own name: it is not used.
+    const templates = freshDir();
+    copyFileSync(join(TEMPLATES, templateName()), join(templates, 'store-0123456789abcdef.tar.gz'));
+    const { logger, lines } = collectingLogger();
+    const db = await openPglite(freshDir(), { logger, templates });
+    try {
+      const versions = await db.query<{ version: string }>(
+        'select version from schema_migrations order by version',
+      );
+      expect(versions.map((row) => row.version)).toEqual(migrationVersions());
+    } finally {
+      await db.close();
+    }
+    expect(lines.filter((line) => line.level === 30).map((line) => line.msg)).toEqual([
+      `No store template for these migrations in ${templates} (npm run build makes it): the new store is made with initdb and every migration, which takes seconds`,
+    ]);
+  }, 120_000);
 
   it('that cannot be created fails with the folder named, and releases its lock', async () => {
     const dir = freshDir();

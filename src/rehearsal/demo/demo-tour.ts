@@ -9,11 +9,21 @@ import type { TextStyle } from './to-text.ts';
  * (never a fixed sleep), and plays the provider's side by moving the payout's status itself.
  */
 
+const FREEZE_REASON = 'incident drill';
+
 export const TOUR_SETTINGS = {
   /** The provider moves statuses only when the tour says so. */
   sandbox: { statusStepMs: 3_600_000 },
   /** payops looks at the provider's list often, so each move is told at once. */
   env: { PAYOPS_FOLLOW_INTERVAL_MS: '100' },
+  /**
+   * The warnings payops logs for the tour's own freeze drill (carol freezes, bob unfreezes): each
+   * expected once, so only another line says payops logged something worth a look.
+   */
+  expectedLogLines: [
+    { level: 40, msg: 'payments frozen', userId: 'U0CAROL', reason: FREEZE_REASON },
+    { level: 40, msg: 'payments unfrozen', userId: 'U0BOB' },
+  ],
 };
 
 const APPROVALS = 'C0APPROVALS';
@@ -132,7 +142,7 @@ export async function* tourScript(context: TourContext): AsyncGenerator<string> 
   say(
     "carol freezes payments, the kill switch. alice's next request waits, and bob's approval of it is refused while payments are frozen.",
   );
-  yield '/pay freeze incident drill';
+  yield `/pay freeze ${FREEZE_REASON}`;
   yield 'as alice';
   yield PAYOUT('40.00');
   const third = button('Approve', 3);

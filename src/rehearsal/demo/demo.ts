@@ -7,12 +7,18 @@
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { rm, stat } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Rehearsal, startRehearsal } from '../rehearsal.ts';
 import { SANDBOX_BUSINESS } from '../sandbox/payments-api.ts';
-import { DEFAULT_CHANNELS, DEFAULT_USER_GROUPS, DEFAULT_USERS } from '../sandbox/slack.ts';
+import {
+  DEFAULT_CHANNELS,
+  DEFAULT_USER_GROUPS,
+  DEFAULT_USERS,
+  isObject,
+  parseJson,
+} from '../sandbox/slack.ts';
 import { DemoConsole } from './demo-console.ts';
 import { type DemoWorkspace, WorkspaceDirectory } from './demo-directory.ts';
 import { TOUR_SETTINGS, type TourContext, tourScript } from './demo-tour.ts';
@@ -106,8 +112,9 @@ export async function run(args: string[] = []): Promise<number> {
     log.end();
     await once(log, 'close');
   }
-  // An empty log is noise in the temporary folder; a non-empty one is worth pointing at.
-  if ((await stat(logPath)).size === 0) await rm(logPath);
+  // A log holding nothing unexpected is noise in the temporary folder; another is worth pointing at.
+  const expected = tour ? TOUR_SETTINGS.expectedLogLines : [];
+  if (unexpectedLogLines(await readFile(logPath, 'utf8'), expected).length === 0) await rm(logPath);
   else console.log(`payops logged warnings or errors while it ran: see ${logPath}`);
   console.log('Stopped.');
   return code;
@@ -146,4 +153,26 @@ function printBanner(
       '',
     ].join('\n'),
   );
+}
+
+/**
+ * The log's lines but those `expected`: a line is expected when it has each of an entry's fields
+ * with that value, and each entry takes out one line only.
+ */
+export function unexpectedLogLines(
+  log: string,
+  expected: readonly Readonly<Record<string, unknown>>[],
+): string[] {
+  const left = [...expected];
+  return log.split('\n').filter((line) => {
+    if (line.trim() === '') return false;
+    const entry = parseJson(line);
+    const index = left.findIndex(
+      (fields) =>
+        isObject(entry) && Object.entries(fields).every(([name, value]) => entry[name] === value),
+    );
+    if (index === -1) return true;
+    left.splice(index, 1);
+    return false;
+  });
 }

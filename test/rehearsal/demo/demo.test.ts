@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { App, LogLevel } from '@slack/bolt';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { unexpectedLogLines } from '../../../src/rehearsal/demo/demo.ts';
 import {
   type DemoConsoleOptions,
   runDemoConsole,
@@ -462,5 +463,34 @@ describe('payops demo', () => {
     expect(stdout).not.toMatch(/undefined|\[object Object\]|:warning:|\d{4}-\d\d-\d\dT\d\d:/);
     // Not a terminal: no colours.
     expect(stdout).not.toContain('\u001b[');
+    // The freeze drill's own warnings are expected: the tour leaves no log behind.
+    expect(stdout).not.toContain('payops logged warnings');
+    const logPath = /The bot logs to (\S+\.log)/.exec(stdout)?.[1];
+    expect(logPath).toBeDefined();
+    expect(existsSync(logPath as string)).toBe(false);
   }, 60_000);
 });
+
+describe("the demo's log at the end", () => {
+  const line = (fields: Record<string, unknown>) => JSON.stringify({ time: 1, ...fields });
+  const frozen = line({ level: 40, msg: 'payments frozen', userId: 'U0CAROL', reason: 'drill' });
+  const unfrozen = line({ level: 40, msg: 'payments unfrozen', userId: 'U0BOB' });
+  const expected = [
+    { level: 40, msg: 'payments frozen', userId: 'U0CAROL', reason: 'drill' },
+    { level: 40, msg: 'payments unfrozen', userId: 'U0BOB' },
+  ];
+
+  it('holds nothing unexpected when it holds only the expected lines, each once', () => {
+    expect(unexpectedLogLines(`${frozen}\n${unfrozen}\n`, expected)).toEqual([]);
+    expect(unexpectedLogLines('', [])).toEqual([]);
+  });
+
+  it('keeps any other line: a second freeze, someone else, another warning, text', () => {
+    const other = line({ level: 40, msg: 'payments frozen', userId: 'U0DAVE', reason: 'drill' });
+    const error = line({ level: 50, msg: 'could not post' });
+    const log = [frozen, frozen, other, unfrozen, error, 'not json'].join('\n');
+    expect(unexpectedLogLines(log, expected)).toEqual([frozen, other, error, 'not json']);
+    expect(unexpectedLogLines(`${frozen}\n`, [])).toEqual([frozen]);
+  });
+});
+

@@ -98,21 +98,28 @@ export interface Clickable extends ShownButton {
 type Sighting =
   | { readonly kind: 'message'; readonly message: SlackMessage; readonly edited: boolean }
   | { readonly kind: 'removed'; readonly channelId: string }
-  | { readonly kind: 'view'; readonly method: string; readonly view: JsonObject }
+  | {
+      readonly kind: 'view';
+      readonly method: string;
+      readonly view: JsonObject;
+      /** Whose Home tab, for views.publish. */
+      readonly homeOf?: string;
+    }
   | { readonly kind: 'failure'; readonly what: string; readonly detail: string };
 
 const VIEW_VERBS: Readonly<Record<string, string>> = {
   'views.open': 'opened a modal',
   'views.push': 'pushed a modal',
   'views.update': 'updated a modal',
-  'views.publish': 'published a Home tab',
 };
 
 /** How many messages `show` prints of a channel. */
 const SHOWN_MESSAGES = 5;
+/** How long `home` waits for payops to draw the Home tab it was told is open. */
+const HOME_DRAW_MS = 5_000;
 const DEFAULT_WAIT_SECONDS = 10;
 /** Console commands that wait while a form is open, as Slack's modal keeps the rest out of reach. */
-const CONSOLE_WORDS = new Set(['as', 'in', 'click', 'wait']);
+const CONSOLE_WORDS = new Set(['as', 'in', 'click', 'wait', 'home', 'file']);
 
 /** A modal with inputs the current person is filling in. */
 interface OpenForm {
@@ -139,6 +146,8 @@ export class DemoConsole {
   private readonly buttons = new Map<string, Clickable>();
   /** A button's identity (its surface, action and value) → its reference. */
   private readonly refs = new Map<string, string>();
+  /** Each file shown in a message, by its Slack id → its reference, in the order first shown. */
+  private readonly fileRefs = new Map<string, string>();
   private form: OpenForm | undefined;
   /** Per channel, each message's ts → the ts of its last edit ('' if never edited). */
   private seen: Map<string, Map<string, string>>;
@@ -309,6 +318,12 @@ export class DemoConsole {
       case 'show':
         this.showChannel(argument);
         break;
+      case 'home':
+        await this.openHome();
+        break;
+      case 'file':
+        this.showFile(argument);
+        break;
       case 'wait':
         await this.wait(argument);
         break;
@@ -346,6 +361,8 @@ export class DemoConsole {
           ['as <name>', `become someone else: ${people.join(', ')}`],
           ['in <#channel>', `go to another channel: ${channels.join(', ')}`],
           ['show [#channel]', `the last ${SHOWN_MESSAGES} messages of a channel as they are now`],
+          ['home', "open the current person's Home tab in the payops app"],
+          ['file <n>', 'print file [n] of any message shown'],
           ['wait [seconds]', `show what payops does next (default ${DEFAULT_WAIT_SECONDS} s)`],
         ];
     rows.push(['help', 'this list'], ['quit', 'stop everything (Ctrl-D does too)']);
@@ -412,6 +429,54 @@ export class DemoConsole {
     const last = visible.length === 1 ? 'its last message' : `its last ${visible.length} messages`;
     this.write(this.style.dim(`${place} now, ${last}:\n`));
     this.print(visible.map((message) => ({ kind: 'message', message, edited: false })));
+  }
+
+  /**
+   * Opens the current person's Home tab as Slack does (an app_home_opened event), shows what
+   * payops draws there, or, when it draws nothing new, the Home tab as Slack still holds it.
+   */
+  private async openHome(): Promise<void> {
+    const callsBefore = this.emulation.calls.length;
+    const held = this.emulation.homeView(this.userId);
+    const event = {
+      type: 'app_home_opened',
+      user: this.userId,
+      channel: dmChannelFor(this.userId),
+      tab: 'home',
+      ...(held === undefined ? {} : { view: held }),
+    };
+    if ((await this.deliver(() => this.driver.event({ event }))) === undefined) return;
+    const drawn = () =>
+      this.emulation.calls
+        .slice(callsBefore)
+        .some((call) => call.method === 'views.publish' && call.args.user_id === this.userId);
+    const timeoutMs = Math.min(this.options.answerTimeoutMs ?? HOME_DRAW_MS, HOME_DRAW_MS);
+    const published = await happens(this.emulation.waitFor(drawn, { timeoutMs }));
+    if (published) await this.settle(timeoutMs);
+    this.printNew();
+    if (published) return;
+    const home = this.emulation.homeView(this.userId);
+    if (home === undefined) {
+      this.write('payops has not drawn a Home tab for you.\n');
+      return;
+    }
+    this.printView('Your Home tab, as payops last drew it:', home);
+  }
+
+  private showFile(typed: string): void {
+    const ref = typed.replace(/^\[|\]$/g, '');
+    const fileId = [...this.fileRefs].find(([, shown]) => shown === ref)?.[0];
+    const file = fileId === undefined ? undefined : this.emulation.file(fileId);
+    if (file === undefined) {
+      this.write(
+        this.fileRefs.size === 0
+          ? 'No file has been shown yet.\n'
+          : `There is no file [${ref}]: files shown so far are [1] to [${this.fileRefs.size}].\n`,
+      );
+      return;
+    }
+    const text = (file.bytes?.toString('utf8') ?? '').replace(/\n$/, '');
+    this.show(`[file ${ref}] ${file.filename}:`, { lines: text.split('\n'), buttons: [] });
   }
 
   private async wait(typed: string): Promise<void> {
@@ -816,19 +881,39 @@ export class DemoConsole {
       } else if (sighting.kind === 'failure') {
         this.write(this.style.dim(`(${sighting.what} failed: ${sighting.detail})\n`));
       } else if (sighting.kind === 'view') {
-        this.printView(sighting.method, sighting.view);
+        this.printView(this.viewHeading(sighting), sighting.view);
       } else {
         const { message } = sighting;
         const surface = { message: { channel: message.channel, ts: message.ts } };
         const rendering = messageToText(message, this.renderOptions(surface));
+        rendering.lines.push(...this.fileLines(message));
         this.show(this.messageHeading(sighting), rendering);
         this.remember(rendering, surface, message.ephemeralTo);
       }
     }
   }
 
-  private printView(method: string, view: JsonObject): void {
-    const heading = `payops ${VIEW_VERBS[method] ?? method}:`;
+  private viewHeading(sighting: Sighting & { kind: 'view' }): string {
+    const { method, homeOf } = sighting;
+    if (homeOf === undefined) return `payops ${VIEW_VERBS[method] ?? method}:`;
+    const whose = homeOf === this.userId ? 'your' : `@${this.directory.userName(homeOf)}'s`;
+    return `payops drew ${whose} Home tab:`;
+  }
+
+  /** The files a message shares, each with the reference `file n` prints it by. */
+  private fileLines(message: SlackMessage): string[] {
+    return (message.files ?? []).flatMap((fileId) => {
+      const file = this.emulation.file(fileId);
+      if (file === undefined) return [];
+      const ref = this.fileRefs.get(fileId) ?? String(this.fileRefs.size + 1);
+      this.fileRefs.set(fileId, ref);
+      const size = `${(file.bytes?.length ?? 0).toLocaleString('en-US')} bytes`;
+      const title = file.title === undefined ? '' : `: ${file.title}`;
+      return [`📎 [file ${ref}] ${file.filename} (${size})${title}`];
+    });
+  }
+
+  private printView(heading: string, view: JsonObject): void {
     this.trackForm(view);
     if (this.form?.viewId === String(view.id)) {
       this.showForm(this.form, heading);
@@ -931,11 +1016,17 @@ export class DemoConsole {
         const view = call.response.view;
         const earlier = views.get(String(view.id));
         const first = earlier === undefined ? undefined : sightings[earlier];
+        const homeOf = call.method === 'views.publish' ? call.args.user_id : undefined;
         if (first?.kind === 'view') {
           sightings[earlier as number] = { ...first, view };
         } else {
           views.set(String(view.id), sightings.length);
-          sightings.push({ kind: 'view', method: call.method, view });
+          sightings.push({
+            kind: 'view',
+            method: call.method,
+            view,
+            ...(typeof homeOf === 'string' ? { homeOf } : {}),
+          });
         }
       } else if (!call.response.ok && (isView || call.method.startsWith('chat.'))) {
         sightings.push({

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { App, LogLevel } from '@slack/bolt';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { unexpectedLogLines } from '../../../src/rehearsal/demo/demo.ts';
 import {
   type DemoConsoleOptions,
@@ -34,15 +34,23 @@ const PAYOUT = (amount: string) =>
 type SessionOptions = Partial<DemoConsoleOptions> &
   Pick<DemoConsoleOptions, 'emulation' | 'botUrl'>;
 
-/** Types `lines` into a console (then the input ends) and returns everything it printed. */
-async function session(lines: string[], options: SessionOptions): Promise<string> {
+/**
+ * Types `lines` into a console (then the input ends) and returns everything it printed; a script
+ * instead reads what was printed before it types each next line.
+ */
+async function session(
+  lines: string[] | ((printed: () => string) => AsyncIterable<string>),
+  options: SessionOptions,
+): Promise<string> {
   const output = new PassThrough();
   let printed = '';
   output.on('data', (chunk: Buffer) => {
     printed += chunk.toString();
   });
   await runDemoConsole({
-    input: Readable.from(lines.map((line) => `${line}\n`)),
+    input: Array.isArray(lines)
+      ? Readable.from(lines.map((line) => `${line}\n`))
+      : lines(() => printed),
     output,
     directory,
     user: 'alice',
@@ -62,7 +70,7 @@ function payoutsSent(rehearsal: Rehearsal): string[] {
 
 describe('the demo console in front of the real bot', () => {
   let rehearsal: Rehearsal;
-  const run = (lines: string[], options: Partial<DemoConsoleOptions> = {}) =>
+  const run = (lines: Parameters<typeof session>[0], options: Partial<DemoConsoleOptions> = {}) =>
     session(lines, { emulation: rehearsal.slack, botUrl: rehearsal.botUrl, ...options });
 
   beforeAll(async () => {
@@ -161,6 +169,45 @@ describe('the demo console in front of the real bot', () => {
     expect(printed).toContain(
       'alice@#payops [Request a payout]> cancel\nThe form is closed; nothing was sent.\nalice@#payops> as bob',
     );
+  });
+
+  it("home opens the current person's Home tab as Slack does: payops draws it, and its buttons are clicked like any other", async () => {
+    const sentBefore = payoutsSent(rehearsal);
+    /** The reference of the Approve button of the 41.00 request on the Home tab drawn last. */
+    const homeApprove = (text: string) =>
+      /41\.00 USDC[\s\S]*?\[(\d+)\] Approve/.exec(
+        text.slice(text.lastIndexOf('payops drew your Home tab:')),
+      )?.[1];
+    const printed = await run(async function* (printedSoFar) {
+      yield PAYOUT('41.00');
+      yield 'as bob';
+      yield 'home';
+      yield `click ${homeApprove(printedSoFar()) ?? 'none'}`;
+    });
+    expect(printed).toContain(
+      'bob@#payops> home\npayops drew your Home tab:\n  Waiting for your approval (',
+    );
+    const approve = homeApprove(printed.slice(0, printed.indexOf('bob@#payops> click')));
+    // The Home tab's own button, numbered after the card's [1] Approve [2] Reject and [3] Cancel.
+    expect(Number(approve)).toBeGreaterThan(3);
+    expect(printed).toContain(`@bob clicks [${approve}] Approve\n`);
+    await vi.waitFor(() => expect(payoutsSent(rehearsal)).toEqual([...sentBefore, '41.00']), {
+      timeout: 10_000,
+    });
+  });
+
+  it('a file payops shares shows in its message, in `show` too, and `file n` prints it', async () => {
+    const printed = await run(['as bob', '/pay audit', 'show #approvals', 'file 1', 'file 9']);
+    const shared =
+      /\n {2}📎 \[file 1\] payops-audit-\d{4}-\d\d-\d\d-part-1\.csv \([\d,]+ bytes\): payops audit log, part 1 \(events 1 to \d+\)\n/;
+    expect(printed).toMatch(
+      new RegExp(`payops in #approvals:\\n {2}@bob asked for the audit log\\.${shared.source}`),
+    );
+    expect(printed).toMatch(new RegExp(`#approvals now, [^\\n]*:[\\s\\S]*${shared.source}`));
+    expect(printed).toMatch(
+      /bob@#payops> file 1\n\[file 1\] payops-audit-[\d-]+-part-1\.csv:\n {2}"id","at","request","actor","event"/,
+    );
+    expect(printed).toContain('There is no file [9]: files shown so far are [1] to [1].');
   });
 
   it('the command reaches the bot as a signed request whose answer goes to the response_url', async () => {
@@ -493,4 +540,3 @@ describe("the demo's log at the end", () => {
     expect(unexpectedLogLines(`${frozen}\n`, [])).toEqual([frozen]);
   });
 });
-

@@ -15,10 +15,10 @@ import type { Logger } from '../logger.ts';
 import { boltLogger } from './bolt-logger.ts';
 import type { BotIdentity } from './directory.ts';
 import type { HomeRefresher } from './home-refresher.ts';
-import { registerAppHome } from './listeners/app-home.ts';
-import { registerApprovals } from './listeners/approvals.ts';
-import { registerCommands } from './listeners/commands.ts';
-import { registerEvents } from './listeners/events.ts';
+import { register as registerActions } from './listeners/actions/index.ts';
+import { register as registerCommands } from './listeners/commands/index.ts';
+import { register as registerEvents } from './listeners/events/index.ts';
+import { register as registerViews } from './listeners/views/index.ts';
 import { createSlackReceiver, ReplayedRequest, type Replays } from './request-edge.ts';
 
 /** What `/readyz` reports: each dependency the bot needs to serve requests. */
@@ -147,12 +147,13 @@ export function registerListeners(app: App, deps: Omit<SlackAppDeps, 'replays'>)
     reads: deps.reads,
     approvalsChannelId: deps.approvalsChannelId,
     accessAdmin: deps.slack.accessAdmin,
+    command: deps.slack.command,
     logger: deps.logger,
   };
   registerCommands(app, { ...readerDeps, approvals: approvalDeps });
-  registerAppHome(app, { home: deps.home, logger: deps.logger });
-  registerApprovals(app, approvalDeps);
-  registerEvents(app, { access: deps.access, logger: deps.logger });
+  registerActions(app, approvalDeps);
+  registerViews(app, approvalDeps);
+  registerEvents(app, { home: deps.home, access: deps.access, logger: deps.logger });
 }
 
 /** Every request in progress, so that a stop can wait for them (`drain`). */

@@ -6,15 +6,10 @@ import type {
   SectionBlock,
   StaticSelect,
 } from '@slack/types';
-import {
-  isWrite,
-  OPERATIONS,
-  type OperationId,
-  type OperationSpec,
-  type WriteOperationId,
-} from '../../domain/operations.ts';
+import { OPERATIONS, type OperationSpec, type WriteOperationId } from '../../domain/operations.ts';
 import { isRecord } from '../../payments/response-shape.ts';
 import { VIEW } from '../interaction-ids.ts';
+import { formatRequestForm } from '../private-metadata.ts';
 import { FIELD_LABELS, plainText } from './approval-card.ts';
 import { code, escapeMrkdwn, factSections, inlineText, literal, section } from './format.ts';
 
@@ -38,11 +33,8 @@ export interface RequestModalOptions {
   path?: Record<string, string> | undefined;
   /** Values to pre-fill, by field name. */
   values?: Record<string, string> | undefined;
-}
-
-export interface ModalMetadata {
-  operationId: WriteOperationId;
-  path: Record<string, string>;
+  /** Where the command was typed: the requester's answer goes there. */
+  channelId?: string | undefined;
 }
 
 /** What a view_submission carries in `view.state` (slack-platform-notes §2). */
@@ -117,7 +109,7 @@ export function buildRequestModal(
   const spec: OperationSpec = OPERATIONS[operationId];
   const path = options.path ?? {};
   const values = options.values ?? {};
-  const metadata = JSON.stringify({ operationId, path } satisfies ModalMetadata);
+  const metadata = formatRequestForm({ operationId, path, channelId: options.channelId });
   if (metadata.length > LIMIT.metadata) {
     throw new RangeError(
       `The path parameters are too long for a modal (${metadata.length} of ${LIMIT.metadata} characters).`,
@@ -259,30 +251,6 @@ export function readModalValues(state: ModalState): Record<string, string> {
   }
   // fromEntries defines own properties: a field named `__proto__` stays a field.
   return Object.fromEntries(entries);
-}
-
-/**
- * The modal's `private_metadata`, checked: it comes back in a payload, so anything but a write
- * of the catalogue with string path parameters it knows is refused as `undefined`.
- */
-export function parseModalMetadata(privateMetadata: string): ModalMetadata | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(privateMetadata);
-  } catch {
-    return undefined;
-  }
-  if (!isRecord(parsed) || !isRecord(parsed.path)) return undefined;
-  const { operationId } = parsed;
-  if (typeof operationId !== 'string' || !Object.hasOwn(OPERATIONS, operationId)) return undefined;
-  if (!isWrite(operationId as OperationId)) return undefined;
-  const writeId = operationId as WriteOperationId;
-  const known: readonly string[] = OPERATIONS[writeId].pathParams;
-  const path = Object.entries(parsed.path);
-  if (!path.every(([name, value]) => known.includes(name) && typeof value === 'string')) {
-    return undefined;
-  }
-  return { operationId: writeId, path: Object.fromEntries(path) as Record<string, string> };
 }
 
 // ——— rejecting ———

@@ -19,11 +19,11 @@ import {
   buildRequestModal,
   type ModalState,
   type Option,
-  parseModalMetadata,
   type RequestModalOptions,
   readModalValues,
 } from '../../../src/slack/blocks/request-modal.ts';
 import { VIEW } from '../../../src/slack/interaction-ids.ts';
+import { parseRequestForm } from '../../../src/slack/private-metadata.ts';
 import { factRows } from './slack-message-checks.ts';
 
 const WRITE_IDS = OPERATION_IDS.filter(isWrite);
@@ -120,7 +120,7 @@ describe('buildRequestModal', () => {
         submit: { text: 'Request approval' },
         close: { text: 'Cancel' },
       });
-      expect(parseModalMetadata(view.private_metadata ?? '')).toEqual({ operationId, path: {} });
+      expect(parseRequestForm(view.private_metadata ?? '')).toEqual({ operationId, path: {} });
     },
   );
 
@@ -218,7 +218,7 @@ describe('buildRequestModal', () => {
 
   it('the path travels in private_metadata and is shown, never cut: too long is a RangeError', () => {
     const view = modal('updateRecipient', { path: { externalAccountId: 'ext_9' } });
-    expect(parseModalMetadata(view.private_metadata ?? '')).toEqual({
+    expect(parseRequestForm(view.private_metadata ?? '')).toEqual({
       operationId: 'updateRecipient',
       path: { externalAccountId: 'ext_9' },
     });
@@ -316,7 +316,7 @@ describe('parseModalMetadata', () => {
     '{"operationId":"updateRecipient","path":{"externalAccountId":7}}',
     '{"operationId":"updateRecipient","path":{"walletId":"wal_1"}}',
   ])('refuses forged or broken metadata %j', (metadata) => {
-    expect(parseModalMetadata(metadata)).toBeUndefined();
+    expect(parseRequestForm(metadata)).toBeUndefined();
   });
 
   it('property: arbitrary text never throws and is accepted only as a write with known path names', () => {
@@ -330,7 +330,7 @@ describe('parseModalMetadata', () => {
             .map((value) => JSON.stringify(value)),
         ),
         (metadata) => {
-          const parsed = parseModalMetadata(metadata);
+          const parsed = parseRequestForm(metadata);
           if (parsed === undefined) return;
           expect(isWrite(parsed.operationId)).toBe(true);
           for (const [name, value] of Object.entries(parsed.path)) {

@@ -196,6 +196,18 @@ describe('access', () => {
     expect(providerCalls()).toBe(before);
   });
 
+  it('someone with no role gets one refusal, naming nobody, whatever they type', async () => {
+    const plain = (await ask(rehearsal, 'help', { userId: 'U0ERIN' })).shown;
+    expect(plain).toContain('not on the list of people who may use payops');
+    const before = providerCalls();
+    const typed = ['wallets', 'payout amount=10.00', 'payout', 'requests', 'freeze now'];
+    for (const text of typed) {
+      expect((await ask(rehearsal, text, { userId: 'U0ERIN' })).shown).toBe(plain);
+    }
+    expect(plain).not.toMatch(/<@U0|subteam/);
+    expect(providerCalls()).toBe(before);
+  });
+
   it('when Slack cannot say who is in a group, access is denied (fail closed)', async () => {
     const isolated = await startRehearsal();
     try {

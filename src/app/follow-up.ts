@@ -1,20 +1,19 @@
-import type { PaymentRequest } from '../domain/approval.ts';
 import { type FollowStatuses, statusOutcome } from '../domain/follow.ts';
 import { OPERATIONS, type OperationId } from '../domain/operations.ts';
 import type { Logger } from '../logger.ts';
-import type { PaymentsClient } from '../payments/client.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
 import { recordIdentity } from '../payments/response-shape.ts';
-import type { ClaimedFollowUp, FollowLook, FollowStore } from '../store/follow-store.ts';
+import type { ClaimedFollowUp, FollowLook, FollowStorePort } from './follow-port.ts';
+import type { PaymentsPort } from './payments-port.ts';
 import { type ListRead, readWriteList } from './reconcile.ts';
 import {
-  type AttributedElsewhere,
   type ListSeen,
   listedIds,
   type MatchedRequest,
   matchRecords,
   whyNotTaken,
 } from './record-matching.ts';
+import type { RequestLookup } from './request-store-port.ts';
 
 /**
  * Follows submitted writes to their final state by reading (the provider sends no webhooks):
@@ -26,16 +25,13 @@ import {
  */
 
 export interface FollowerDeps {
-  store: FollowStore;
+  store: FollowStorePort;
   /**
    * The followed request, to find its record when its provider id is not known, and the ids
    * other requests' records are known by, never taken for it.
    */
-  requests: {
-    get(id: number): Promise<PaymentRequest | undefined>;
-    providerIdsTaken: AttributedElsewhere;
-  };
-  client: PaymentsClient;
+  requests: RequestLookup;
+  client: PaymentsPort;
   keyScopes: readonly string[];
   /** Lower case: a failure stops following; a success starts the watch for a return. */
   statuses: FollowStatuses;

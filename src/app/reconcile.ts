@@ -1,8 +1,8 @@
 import type { PaymentRequest, Reconciliation } from '../domain/approval.ts';
 import { OPERATIONS, type OperationId, type OperationSpec } from '../domain/operations.ts';
-import type { PaymentsClient } from '../payments/client.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
 import { findList, nextPageOf } from '../payments/response-shape.ts';
+import type { PaymentsPort } from './payments-port.ts';
 import {
   type AttributedElsewhere,
   CLOCK_SKEW_MS,
@@ -48,14 +48,14 @@ export const MAX_RECORDS_READ = 5_000;
  * outcomes holds at most one list's records per list and reads no more than one at once.
  */
 export class SharedListReads {
-  readonly #client: PaymentsClient;
+  readonly #client: PaymentsPort;
   readonly #sync: boolean | undefined;
   readonly #since = new Map<OperationId, number>();
   readonly #reads = new Map<OperationId, Promise<ListRead>>();
   #last: Promise<unknown> = Promise.resolve();
 
   constructor(
-    client: PaymentsClient,
+    client: PaymentsPort,
     requests: readonly PaymentRequest[],
     options: { sync?: boolean | undefined } = {},
   ) {
@@ -94,7 +94,7 @@ function approvedAtOf(request: PaymentRequest): string {
  * request's list is read for it alone.
  */
 export async function reconcile(
-  client: PaymentsClient,
+  client: PaymentsPort,
   request: PaymentRequest,
   options: {
     now?: Date;
@@ -166,7 +166,7 @@ export async function reconcile(
  * (`PaymentsApiError`); a later one leaves the read unfinished.
  */
 export async function readWriteList(
-  client: PaymentsClient,
+  client: PaymentsPort,
   operationId: OperationId,
   options: { since: number; sync?: boolean | undefined },
 ): Promise<ListRead> {

@@ -80,8 +80,11 @@ export function rehearsalEnv(
     SLACK_BOT_TOKEN: slack.config.botToken,
     SLACK_SIGNING_SECRET: slack.config.signingSecret,
     SLACK_API_URL: slack.apiUrl,
-    // payops keeps to the emulation's limits: scaled alike, or as fast as it may when they are off.
-    PAYOPS_SLACK_RATE_SCALE: String(slack.rateLimitScale ?? 1_000),
+    // payops keeps to the emulation's limits: scaled alike, or as fast as it may when they are off
+    // (a variable only rehearsals set; at Slack's own limits it is left out, as an operator does).
+    ...(slack.rateLimitScale === 1
+      ? {}
+      : { PAYOPS_SLACK_RATE_SCALE: String(slack.rateLimitScale ?? 1_000) }),
     PAYOPS_READERS: REHEARSAL_READERS,
     PAYOPS_REQUESTERS: REHEARSAL_REQUESTERS,
     PAYOPS_APPROVERS: REHEARSAL_APPROVERS,

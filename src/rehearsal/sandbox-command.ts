@@ -1,3 +1,6 @@
+import { DemoConsole } from './demo/demo-console.ts';
+import { EMULATED_WORKSPACE, WorkspaceDirectory } from './demo/demo-directory.ts';
+import { ANSI_STYLE, PLAIN_STYLE } from './demo/to-text.ts';
 import { rehearsalEnv } from './rehearsal.ts';
 import {
   isProfileName,
@@ -9,22 +12,33 @@ import {
   sandboxPaymentsEnv,
   startPaymentsSandbox,
 } from './sandbox/payments-api.ts';
-import { DEFAULT_CHANNELS, DEFAULT_USERS, startSlackEmulation } from './sandbox/slack.ts';
+import {
+  DEFAULT_CHANNELS,
+  DEFAULT_USERS,
+  type SlackEmulation,
+  startSlackEmulation,
+} from './sandbox/slack.ts';
 
 const profileWidth = Math.max(...PROFILE_NAMES.map((name) => name.length));
 
-export const usage = `Usage: payops sandbox [--profile NAME]
+/** Where npm run dev listens unless PORT says otherwise. */
+const DEV_BOT_URL = 'http://127.0.0.1:3000/slack/events';
+
+export const usage = `Usage: payops sandbox [--profile NAME] [--console]
 
 The Payments API sandbox and an emulated Slack workspace on 127.0.0.1, for rehearsing against
 the spec. It prints the sandbox's seeded keys and a complete environment for payops: paste it
 into a shell and npm run dev starts the bot against both. Ctrl-C stops them.
   --profile NAME      the provider it plays where the spec shows nothing (default: default)
 ${PROFILE_NAMES.map((name) => `    ${name.padEnd(profileWidth)}  ${PROFILES[name].summary}`).join('\n')}
+  --console           then a console where you type /pay as someone in the emulated workspace:
+                      it sends the bot signed Slack requests (quit stops everything)
+  SANDBOX_BOT_URL     where the console sends them (default ${DEV_BOT_URL})
   SANDBOX_PORT        the Payments sandbox's port (default 4010)
   SANDBOX_SLACK_PORT  the Slack emulation's port (default 4011)
   SANDBOX_LATENCY_MS  a delay added to every Payments response (default 0)`;
 
-export const flags: readonly string[] = ['--profile', ...PROFILE_NAMES];
+export const flags: readonly string[] = ['--profile', '--console', ...PROFILE_NAMES];
 
 /** The profile `--profile NAME` names (default 'default'), or what is wrong with the arguments. */
 function profileFrom(args: readonly string[]): ProfileName | string {
@@ -72,7 +86,8 @@ function exportLine(name: string, value: string): string {
 
 /** Starts the sandbox and the emulation and returns once they listen; SIGINT/SIGTERM close them. */
 export async function run(args: string[] = []): Promise<number> {
-  const profile = profileFrom(args);
+  const withConsole = args.includes('--console');
+  const profile = profileFrom(args.filter((arg) => arg !== '--console'));
   const port = nonNegativeIntegerFromEnv('SANDBOX_PORT', 4010);
   const slackPort = nonNegativeIntegerFromEnv('SANDBOX_SLACK_PORT', 4011);
   const latencyMs = nonNegativeIntegerFromEnv('SANDBOX_LATENCY_MS', 0);
@@ -110,13 +125,21 @@ export async function run(args: string[] = []): Promise<number> {
       '',
       'Environment for payops, made for this sandbox and emulation only: the Slack token and',
       'signing secret are the emulation’s, the store keys were generated now, and the store is',
-      'in memory. Paste it into a shell, then run npm run dev there (npm run demo gives a console',
-      'that types /pay as someone in the emulated workspace).',
+      'in memory. Paste it into a shell, then run npm run dev there.',
     ].join('\n'),
   );
   for (const [name, value] of Object.entries(rehearsalEnv(sandbox, slack))) {
     if (!LEFT_TO_THE_BOT.has(name)) console.log(exportLine(name, value));
   }
+  if (withConsole) {
+    await typeCommands(slack, process.env.SANDBOX_BOT_URL || DEV_BOT_URL);
+    console.log('Stopping the sandbox and the Slack emulation');
+    await Promise.all([sandbox.close(), slack.close()]);
+    return 0;
+  }
+  console.log(
+    '\nThe emulated Slack sends the bot nothing by itself: start the sandbox with --console to type /pay as someone in it.',
+  );
   console.log('\nCtrl-C to stop.');
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -127,4 +150,24 @@ export async function run(args: string[] = []): Promise<number> {
     });
   }
   return 0;
+}
+
+/** The demo's console in front of a bot started apart, until quit or the end of the input. */
+async function typeCommands(slack: SlackEmulation, botUrl: string): Promise<void> {
+  const terminal = Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  console.log(
+    `\nOnce the bot listens, type /pay help here: the console sends it to ${botUrl} as @alice in #payops (help lists the console's commands).\n`,
+  );
+  await new DemoConsole({
+    input: process.stdin,
+    output: process.stdout,
+    emulation: slack,
+    botUrl,
+    directory: new WorkspaceDirectory(EMULATED_WORKSPACE),
+    user: 'alice',
+    channel: 'C0PAYOPS',
+    terminal,
+    echo: !terminal,
+    style: terminal && !process.env.NO_COLOR ? ANSI_STYLE : PLAIN_STYLE,
+  }).run();
 }

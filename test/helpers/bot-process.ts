@@ -189,7 +189,7 @@ export async function cleanUpPayops(testFailed: boolean): Promise<void> {
 }
 
 /** A port nothing listens on now: bound on loopback by the OS, then released for payops. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

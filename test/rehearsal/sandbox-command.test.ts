@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { sendSlackRequest } from '../../src/rehearsal/sandbox/slack.ts';
-import { cleanUpPayops, startPayops } from '../helpers/bot-process.ts';
+import { cleanUpPayops, freePort, PayopsProcess, startPayops } from '../helpers/bot-process.ts';
 
 /**
  * `payops sandbox` (`npm run sandbox`): the Payments sandbox and an emulated Slack, and an
@@ -15,13 +15,13 @@ afterEach(async (context) => {
 });
 
 /** `payops sandbox …args` on ephemeral ports, its output read as it comes. */
-function sandboxCommand(args: string[] = []) {
+function sandboxCommand(args: string[] = [], env: Record<string, string> = {}) {
   const child = spawn(
     process.execPath,
     ['--import', 'tsx', 'src/cli/payops.ts', 'sandbox', ...args],
     {
-      env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0', SANDBOX_SLACK_PORT: '0' },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { PATH: process.env.PATH ?? '', SANDBOX_PORT: '0', SANDBOX_SLACK_PORT: '0', ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
     },
   );
   const output = { stdout: '', stderr: '' };
@@ -32,7 +32,8 @@ function sandboxCommand(args: string[] = []) {
   const serving = new Promise<Record<string, string>>((resolve, reject) => {
     child.stdout.on('data', (chunk: Buffer) => {
       output.stdout += chunk.toString();
-      if (!output.stdout.includes('Ctrl-C to stop.')) return;
+      const printed = ['Ctrl-C to stop.', 'type /pay help here'];
+      if (!printed.some((end) => output.stdout.includes(end))) return;
       resolve(
         Object.fromEntries(
           [...output.stdout.matchAll(/^export (\w+)='([^']*)'$/gm)].map(([, name, value]) => [
@@ -132,5 +133,40 @@ describe('payops sandbox', () => {
     await expect(refused.serving).rejects.toThrow('unknown argument stripe');
     expect(refused.child.exitCode).toBe(2);
     expect(refused.output.stderr).toContain('stablecoin-offramp');
+  });
+
+  it('says the emulation sends the bot nothing by itself; with --console, what is typed reaches a bot started apart, and quit stops it', {
+    timeout: 90_000,
+  }, async () => {
+    const alone = sandboxCommand();
+    try {
+      await alone.serving;
+      expect(alone.output.stdout).toContain(
+        'The emulated Slack sends the bot nothing by itself: start the sandbox with --console',
+      );
+    } finally {
+      alone.child.kill('SIGINT');
+      await once(alone.child, 'exit');
+    }
+
+    const port = await freePort();
+    const botUrl = `http://127.0.0.1:${port}/slack/events`;
+    const { child, output, serving } = sandboxCommand(['--console'], { SANDBOX_BOT_URL: botUrl });
+    const payops = new PayopsProcess('driven by the sandbox console', port, await serving);
+    try {
+      expect(output.stdout).toContain(`type /pay help here: the console sends it to ${botUrl}`);
+      await payops.ready();
+      child.stdin.end('/pay wallets\nquit\n');
+      const [code] = await once(child, 'exit');
+      expect(code).toBe(0);
+      expect(output.stdout).toContain(
+        'alice@#payops> /pay wallets\npayops in #payops (only you can see this):',
+      );
+      expect(output.stdout).toContain('wal_acme_sol_treasury');
+      expect(output.stdout).toMatch(/Stopping the sandbox and the Slack emulation\n$/);
+    } finally {
+      child.kill('SIGINT');
+      await payops.stop();
+    }
   });
 });

@@ -1,4 +1,7 @@
 import {
+  DEFAULT_CHANNELS,
+  DEFAULT_USER_GROUPS,
+  DEFAULT_USERS,
   dmChannelFor,
   type SlackChannel,
   type SlackUser,
@@ -13,6 +16,13 @@ export interface DemoWorkspace {
   readonly channels: Readonly<Record<string, SlackChannel>>;
   readonly userGroups: Readonly<Record<string, UserGroupConfig>>;
 }
+
+/** The emulation's own workspace: alice, bob, carol, dave and erin in #payops, #approvals, #general. */
+export const EMULATED_WORKSPACE: DemoWorkspace = {
+  users: DEFAULT_USERS,
+  channels: DEFAULT_CHANNELS,
+  userGroups: DEFAULT_USER_GROUPS,
+};
 
 /** The emulated workspace's names both ways: ids → names in answers, names → ids for `as`/`in`. */
 export class WorkspaceDirectory implements NameDirectory {

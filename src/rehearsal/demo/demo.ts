@@ -12,23 +12,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Rehearsal, startRehearsal } from '../rehearsal.ts';
 import { SANDBOX_BUSINESS } from '../sandbox/payments-api.ts';
-import {
-  DEFAULT_CHANNELS,
-  DEFAULT_USER_GROUPS,
-  DEFAULT_USERS,
-  isObject,
-  parseJson,
-} from '../sandbox/slack.ts';
+import { isObject, parseJson } from '../sandbox/slack.ts';
 import { DemoConsole } from './demo-console.ts';
-import { type DemoWorkspace, WorkspaceDirectory } from './demo-directory.ts';
+import { EMULATED_WORKSPACE, WorkspaceDirectory } from './demo-directory.ts';
 import { TOUR_SETTINGS, type TourContext, tourScript } from './demo-tour.ts';
 import { ANSI_STYLE, PLAIN_STYLE } from './to-text.ts';
 
-const WORKSPACE: DemoWorkspace = {
-  users: DEFAULT_USERS,
-  channels: DEFAULT_CHANNELS,
-  userGroups: DEFAULT_USER_GROUPS,
-};
 /** Everyone but erin, who is left out to be refused; the approvers' group shows a group role. */
 const READERS = ['U0ALICE', 'U0BOB', 'U0CAROL', 'U0DAVE', 'S0APPROVERS'];
 /** Named in the refusal, so it shows a mention resolved to a name. */
@@ -49,7 +38,7 @@ export const flags: readonly string[] = ['--tour'];
 
 export async function run(args: string[] = []): Promise<number> {
   const tour = args.includes('--tour');
-  const directory = new WorkspaceDirectory(WORKSPACE);
+  const directory = new WorkspaceDirectory(EMULATED_WORKSPACE);
   const logPath = join(tmpdir(), `payops-demo-${process.pid}.log`);
   const log = createWriteStream(logPath);
   const level = process.env.LOG_LEVEL ?? 'warn';
@@ -58,7 +47,7 @@ export async function run(args: string[] = []): Promise<number> {
   let rehearsal: Rehearsal;
   try {
     rehearsal = await startRehearsal({
-      slack: WORKSPACE,
+      slack: EMULATED_WORKSPACE,
       logDestination: log,
       ...(tour ? { sandbox: TOUR_SETTINGS.sandbox } : {}),
       env: {

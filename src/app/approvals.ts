@@ -8,6 +8,7 @@ import {
 } from '../domain/approval.ts';
 import type { Scope } from '../domain/operations.ts';
 import { approvalRefusal, type Policy } from '../domain/policy.ts';
+import type { Refusal } from '../domain/refusals.ts';
 import type { RoleMembers } from '../domain/roles.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
@@ -97,7 +98,7 @@ export type ApproveResult =
 export type DecideResult =
   | Denied
   | { kind: 'not_found' }
-  | { kind: 'refused'; reason: string; request: PaymentRequest }
+  | ({ kind: 'refused'; request: PaymentRequest } & Refusal)
   | { kind: 'done'; request: PaymentRequest };
 
 const RECHECK_AFTER_MS = 60_000;
@@ -257,15 +258,9 @@ export class ApprovalWorkflow {
   async cancel(id: number, userId: string): Promise<DecideResult> {
     const request = await this.#deps.store.get(id);
     if (!request) return { kind: 'not_found' };
-    if (request.requesterId !== userId) {
-      return {
-        kind: 'refused',
-        reason: 'Only the person who requested it can cancel it.',
-        request,
-      };
-    }
+    if (request.requesterId !== userId) return { kind: 'refused', code: 'not_requester', request };
     const refusal = pendingRefusal(request);
-    if (refusal) return { kind: 'refused', reason: refusal, request };
+    if (refusal) return { kind: 'refused', ...refusal, request };
     const cancelled = await this.#deps.store.cancel(id, userId);
     this.#changed();
     return cancelled ? { kind: 'done', request: cancelled } : this.#lateRefusal(id, pendingRefusal);
@@ -315,7 +310,7 @@ export class ApprovalWorkflow {
   async #approverDecides(
     id: number,
     userId: string,
-    refusalOf: (request: PaymentRequest) => string | undefined,
+    refusalOf: (request: PaymentRequest) => Refusal | undefined,
     act: (request: PaymentRequest) => Promise<PaymentRequest | undefined>,
   ): Promise<DecideResult> {
     const decision = await this.canApprove(userId);
@@ -323,7 +318,7 @@ export class ApprovalWorkflow {
     const request = await this.#deps.store.get(id);
     if (!request) return { kind: 'not_found' };
     const refusal = refusalOf(request);
-    if (refusal) return { kind: 'refused', reason: refusal, request };
+    if (refusal) return { kind: 'refused', ...refusal, request };
     const done = await act(request);
     this.#changed();
     return done ? { kind: 'done', request: done } : this.#lateRefusal(id, refusalOf);
@@ -595,7 +590,7 @@ export class ApprovalWorkflow {
   async #stillCounted(
     request: PaymentRequest,
     approverId: string,
-  ): Promise<{ counted: number } | { refusal: string }> {
+  ): Promise<{ counted: number } | { refusal: Refusal }> {
     const all = await Promise.all(
       [approverId, ...request.approvals.map((approval) => approval.userId)].map((userId) =>
         this.#deps.access.check(this.#deps.roles.approvers, userId, { fresh: true }),
@@ -603,16 +598,9 @@ export class ApprovalWorkflow {
     );
     const [clicker, ...decisions] = all;
     if (all.some((d) => !d.allowed && d.reason === 'directory_unavailable')) {
-      return {
-        refusal:
-          'payops could not confirm with Slack that you and the earlier approvers are still approvers, so this approval was not counted. Try again in a minute.',
-      };
+      return { refusal: { code: 'approvers_unconfirmed' } };
     }
-    if (!clicker?.allowed) {
-      return {
-        refusal: `You are no longer an approver, so your approval of #${request.id} was not counted.`,
-      };
-    }
+    if (!clicker?.allowed) return { refusal: { code: 'no_longer_approver', id: request.id } };
     const counted = decisions.filter((decision) => decision.allowed).length;
     if (counted < request.approvals.length) {
       this.#deps.logger.warn(
@@ -636,25 +624,25 @@ export class ApprovalWorkflow {
     request: PaymentRequest,
     origin: ClickOrigin,
     compareShown = true,
-  ): string | undefined {
+  ): Refusal | undefined {
     if ('home' in origin) return compareShown ? homeClickRefusal(request, origin.home) : undefined;
     if (
       !request.channelId ||
       request.channelId !== origin.channelId ||
       request.messageTs !== origin.messageTs
     ) {
-      return `Request #${request.id} can only be decided from its own approval message.`;
+      return { code: 'not_its_card', id: request.id };
     }
     return undefined;
   }
 
   async #lateRefusal(
     id: number,
-    refusalOf: (request: PaymentRequest) => string | undefined,
+    refusalOf: (request: PaymentRequest) => Refusal | undefined,
   ): Promise<DecideResult> {
     const request = await this.#deps.store.get(id);
     if (!request) return { kind: 'not_found' };
-    return { kind: 'refused', reason: refusalOf(request) ?? 'It changed meanwhile.', request };
+    return { kind: 'refused', ...(refusalOf(request) ?? { code: 'changed_meanwhile' }), request };
   }
 }
 
@@ -677,37 +665,30 @@ async function whenCardRecorded<T extends { kind: string; request?: PaymentReque
 }
 
 /** An Approve clicked on a card that showed another version of the request counts for nothing. */
-function cardShownRefusal(request: PaymentRequest, origin: ClickOrigin): string | undefined {
+function cardShownRefusal(request: PaymentRequest, origin: ClickOrigin): Refusal | undefined {
   if ('home' in origin || origin.fingerprint === request.fingerprint) return undefined;
-  return `Request #${request.id} is not what this approval message showed (its fingerprint differs): nothing was counted. Look at the message again before deciding.`;
+  return { code: 'card_differs', id: request.id };
 }
 
 function resolveRefusal(
   request: PaymentRequest,
   userId: string,
   executed: boolean,
-): string | undefined {
-  const { reconciliation } = request;
-  if (request.status !== 'unknown') {
-    return `Request #${request.id} is ${request.status}: only an unknown outcome can be resolved.`;
-  }
+): Refusal | undefined {
+  const { id, status, reconciliation } = request;
+  if (status !== 'unknown') return { code: 'outcome_known', id, status };
   if (reconciliation?.resolvedBy) {
-    return `Request #${request.id} was already resolved by <@${reconciliation.resolvedBy}>.`;
+    return { code: 'already_resolved', id, by: reconciliation.resolvedBy };
   }
-  if (!executed && reconciliation?.result === 'found') {
-    // The provider's id and status are on the card and in `/pay request N`, shown as data.
-    return `payops found #${request.id} at the provider (its record is on the card and in \`/pay request ${request.id}\`): it was executed, so it cannot be resolved as not executed. If that record is another payment, check with the provider before requesting this one again.`;
-  }
-  if (request.requesterId === userId) {
-    return `You requested #${request.id}: another approver must confirm its outcome.`;
-  }
+  if (!executed && reconciliation?.result === 'found') return { code: 'found_at_provider', id };
+  if (request.requesterId === userId) return { code: 'own_outcome', id };
   return undefined;
 }
 
-function pendingRefusal(request: PaymentRequest): string | undefined {
+function pendingRefusal(request: PaymentRequest): Refusal | undefined {
   return request.status === 'pending'
     ? undefined
-    : `Request #${request.id} is already ${request.status}.`;
+    : { code: 'already_decided', id: request.id, status: request.status };
 }
 
 /** What the provider said, scrubbed: no secret it echoed, no account-like number. */

@@ -1,4 +1,5 @@
 import type { PaymentRequest } from '../domain/approval.ts';
+import type { Refusal } from '../domain/refusals.ts';
 
 /**
  * A decision clicked on a person's Home tab. A Home is no approval message: what it showed of
@@ -12,12 +13,15 @@ export interface HomeShown {
   approvals: number;
 }
 
-export function homeClickRefusal(request: PaymentRequest, shown: HomeShown): string | undefined {
-  if (request.fingerprint !== shown.fingerprint) {
-    return `Request #${request.id} is not the one your Home showed: nothing was counted. Open your Home again.`;
-  }
+export function homeClickRefusal(request: PaymentRequest, shown: HomeShown): Refusal | undefined {
+  if (request.fingerprint !== shown.fingerprint) return { code: 'home_differs', id: request.id };
   if (request.approvals.length !== shown.approvals) {
-    return `Request #${request.id} changed since your Home showed it (it now has ${request.approvals.length} of ${request.requiredApprovals} approvals): nothing was counted. Look at it again before deciding.`;
+    return {
+      code: 'home_changed',
+      id: request.id,
+      approvals: request.approvals.length,
+      required: request.requiredApprovals,
+    };
   }
   return undefined;
 }

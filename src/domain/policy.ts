@@ -3,13 +3,13 @@ import { z } from 'zod';
 import {
   fieldsOf,
   type PaymentRequest,
-  type RequestStatus,
   type WindowRaise,
   type WriteIntent,
 } from './approval.ts';
 import { closest } from './commands.ts';
 import { addDecimal, compareDecimal, isDecimalString } from './decimal.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
+import type { Refusal } from './refusals.ts';
 
 /**
  * How many distinct people must approve a write, and how long a request may wait. Parsed from
@@ -457,19 +457,6 @@ export class ApproverShortageError extends Error {
   }
 }
 
-const NOT_PENDING: Readonly<Record<Exclude<RequestStatus, 'pending'>, string>> = {
-  executing: 'is already approved and being executed',
-  submitted: 'was already approved and submitted',
-  failed: 'was already approved and was not executed',
-  unknown: 'was already approved and executed, with an unknown outcome',
-  rejected: 'was rejected',
-  cancelled: 'was cancelled',
-  expired: 'has expired',
-};
-
-export const EXPIRED_REFUSAL =
-  'This request has expired, so it can no longer be approved: ask for a new request.';
-
 /**
  * Why a click on *Approve* must not count, or undefined when it may. Whether the clicker is an
  * approver at all is checked elsewhere, against the live approver list.
@@ -478,20 +465,14 @@ export function approvalRefusal(
   request: Pick<PaymentRequest, 'requesterId' | 'status' | 'approvals' | 'expiresAt'>,
   approverId: string,
   now: Date,
-): string | undefined {
-  if (request.status !== 'pending') {
-    return `This request ${NOT_PENDING[request.status]}, so it can no longer be approved.`;
-  }
+): Refusal | undefined {
+  if (request.status !== 'pending') return { code: 'not_pending', status: request.status };
   // An unreadable expiry counts as expired: never approve what might be stale.
   const expiresAt = Date.parse(request.expiresAt);
-  if (!(now.getTime() < expiresAt)) {
-    return EXPIRED_REFUSAL;
-  }
-  if (request.requesterId === approverId) {
-    return 'You requested this, so you cannot approve it: a second person must.';
-  }
+  if (!(now.getTime() < expiresAt)) return { code: 'expired' };
+  if (request.requesterId === approverId) return { code: 'own_request' };
   if (request.approvals.some((approval) => approval.userId === approverId)) {
-    return "You have already approved this request; one person's approval counts once.";
+    return { code: 'already_approved' };
   }
   return undefined;
 }

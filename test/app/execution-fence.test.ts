@@ -13,6 +13,7 @@ import { RequestStore } from '../../src/store/request-store.ts';
 import { createPayoutCalls, sleep } from '../helpers/bot-process.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { captureLogger, clientFor, EXAMPLE_CALLS } from '../helpers/payments.ts';
+import { told } from '../helpers/refusals.ts';
 import { testCipher, testSigner } from '../helpers/requests.ts';
 
 /**
@@ -188,7 +189,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
     expect((await flow.canApprove('U0BOB')).allowed).toBe(true);
     changeApprovers(['U0CAROL']);
     expect((await flow.canApprove('U0BOB')).allowed).toBe(true); // still cached
-    expect(await flow.approve(request.id, 'U0BOB', cardOf(request))).toMatchObject({
+    expect(told(await flow.approve(request.id, 'U0BOB', cardOf(request)))).toMatchObject({
       kind: 'refused',
       reason: `You are no longer an approver, so your approval of #${request.id} was not counted.`,
     });
@@ -207,7 +208,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
 
     const refused = await flow.resolve(request.id, 'U0CAROL', false, 'not in the dashboard');
     expect(refused).toMatchObject({ kind: 'refused' });
-    expect('reason' in refused && refused.reason).toContain(
+    expect(told(refused).reason).toContain(
       `payops found #${request.id} at the provider (its record is on the card and in \`/pay request ${request.id}\`)`,
     );
     expect((await store.get(request.id))?.reconciliation).toEqual(found?.reconciliation);

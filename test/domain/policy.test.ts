@@ -16,6 +16,7 @@ import {
   requiredApprovals,
   windowStart,
 } from '../../src/domain/policy.ts';
+import { said } from '../helpers/refusals.ts';
 
 const TWO_FOR_BIG_USD_PAYOUTS = `
 rules:
@@ -498,21 +499,21 @@ describe('approvalRefusal', () => {
   };
 
   it('lets a second person approve a pending request', () => {
-    expect(approvalRefusal(pending, 'U_APPROVER', now)).toBeUndefined();
+    expect(said(approvalRefusal(pending, 'U_APPROVER', now))).toBeUndefined();
   });
 
   it('never lets the requester approve their own request', () => {
-    expect(approvalRefusal(pending, 'U_REQUESTER', now)).toBe(
+    expect(said(approvalRefusal(pending, 'U_REQUESTER', now))).toBe(
       'You requested this, so you cannot approve it: a second person must.',
     );
   });
 
   it('counts one person’s approval once', () => {
     const approved = { ...pending, approvals: [{ userId: 'U_APPROVER', at: now.toISOString() }] };
-    expect(approvalRefusal(approved, 'U_APPROVER', now)).toBe(
+    expect(said(approvalRefusal(approved, 'U_APPROVER', now))).toBe(
       "You have already approved this request; one person's approval counts once.",
     );
-    expect(approvalRefusal(approved, 'U_OTHER', now)).toBeUndefined();
+    expect(said(approvalRefusal(approved, 'U_OTHER', now))).toBeUndefined();
   });
 
   it('refuses a request that is no longer pending, saying what became of it', () => {
@@ -526,11 +527,11 @@ describe('approvalRefusal', () => {
       'expired',
     ];
     for (const status of statuses) {
-      expect(approvalRefusal({ ...pending, status }, 'U_APPROVER', now)).toMatch(
+      expect(said(approvalRefusal({ ...pending, status }, 'U_APPROVER', now))).toMatch(
         /^This request .+, so it can no longer be approved\.$/,
       );
     }
-    expect(approvalRefusal({ ...pending, status: 'rejected' }, 'U_APPROVER', now)).toBe(
+    expect(said(approvalRefusal({ ...pending, status: 'rejected' }, 'U_APPROVER', now))).toBe(
       'This request was rejected, so it can no longer be approved.',
     );
   });
@@ -539,8 +540,10 @@ describe('approvalRefusal', () => {
     const expired =
       'This request has expired, so it can no longer be approved: ask for a new request.';
     const justBefore = new Date(Date.parse(pending.expiresAt) - 1);
-    expect(approvalRefusal(pending, 'U_APPROVER', justBefore)).toBeUndefined();
-    expect(approvalRefusal(pending, 'U_APPROVER', new Date(pending.expiresAt))).toBe(expired);
-    expect(approvalRefusal({ ...pending, expiresAt: 'soon' }, 'U_APPROVER', now)).toBe(expired);
+    expect(said(approvalRefusal(pending, 'U_APPROVER', justBefore))).toBeUndefined();
+    expect(said(approvalRefusal(pending, 'U_APPROVER', new Date(pending.expiresAt)))).toBe(expired);
+    expect(said(approvalRefusal({ ...pending, expiresAt: 'soon' }, 'U_APPROVER', now))).toBe(
+      expired,
+    );
   });
 });

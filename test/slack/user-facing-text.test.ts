@@ -47,7 +47,6 @@ const ALLOWED: readonly Allowed[] = [
     reason: `the policy file's problems (${OPERATOR}), and its refusals: ${APPROVAL_SURFACES}`,
   },
   { file: 'src/app/approvals.ts', reason: APPROVAL_SURFACES },
-  { file: 'src/app/home-click.ts', reason: APPROVAL_SURFACES },
   { file: 'src/store/requests/mark-sending.ts', reason: APPROVAL_SURFACES },
   { file: 'src/store/requests/create-request.ts', reason: APPROVAL_SURFACES },
   {
@@ -96,7 +95,6 @@ const OLD_NAME_ALLOWED: readonly Allowed[] = [
     reason:
       "the policy file's problems name its operations by `/pay` word, as its documentation does",
   },
-  { file: 'src/app/approvals.ts', reason: APPROVAL_SURFACES },
   { file: 'src/store/requests/mark-sending.ts', reason: APPROVAL_SURFACES },
   { file: 'src/slack/blocks/approval-card.ts', reason: APPROVAL_SURFACES },
   { file: 'src/slack/blocks/home.ts', reason: APPROVAL_SURFACES },

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXPIRED_REFUSAL } from '../../src/domain/policy.ts';
+import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { openPostgres } from '../../src/store/postgres.ts';
 import { RequestStore, WindowChangedError } from '../../src/store/request-store.ts';
@@ -10,6 +10,7 @@ import {
   someoneWaitsOnALock,
   type TestDatabase,
 } from '../helpers/db.ts';
+import { told } from '../helpers/refusals.ts';
 import { checks, newRequest, payoutBody, testCipher } from '../helpers/requests.ts';
 
 const noRule = () => undefined;
@@ -124,7 +125,9 @@ describe.each(engines())('request store on %s', (engine) => {
       request.id,
       'U0DAVE',
       'test',
-      checks((r) => (r.status === 'pending' ? undefined : 'not pending')),
+      checks((r) =>
+        r.status === 'pending' ? undefined : { code: 'not_pending', status: r.status },
+      ),
     );
     expect(third.kind).toBe('refused');
   });
@@ -137,7 +140,9 @@ describe.each(engines())('request store on %s', (engine) => {
           request.id,
           `U0APPROVER${index}`,
           'test',
-          checks((r) => (r.status === 'pending' ? undefined : 'not pending')),
+          checks((r) =>
+            r.status === 'pending' ? undefined : { code: 'not_pending', status: r.status },
+          ),
         ),
       ),
     );
@@ -148,7 +153,9 @@ describe.each(engines())('request store on %s', (engine) => {
   it('one person approving twice counts once (primary key), even racing', async () => {
     const request = await store.create(newRequest({ requiredApprovals: 2 }));
     const rule = (r: { approvals: Array<{ userId: string }> }, approver: string) =>
-      r.approvals.some((a) => a.userId === approver) ? 'already approved' : undefined;
+      r.approvals.some((a) => a.userId === approver)
+        ? ({ code: 'already_approved' } as const)
+        : undefined;
     const results = await Promise.all(
       Array.from({ length: 10 }, () => store.approve(request.id, 'U0BOB', 'test', checks(rule))),
     );
@@ -158,8 +165,8 @@ describe.each(engines())('request store on %s', (engine) => {
 
   it('different approvers racing on a 2-approval request: one counted, one claims, the rest see it claimed', async () => {
     const request = await store.create(newRequest({ requiredApprovals: 2 }));
-    const pendingOnly = (r: { status: string }) =>
-      r.status === 'pending' ? undefined : `already ${r.status}`;
+    const pendingOnly = (r: PaymentRequest) =>
+      r.status === 'pending' ? undefined : ({ code: 'not_pending', status: r.status } as const);
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, index) =>
         store.approve(request.id, `U0APPROVER${index}`, 'test', checks(pendingOnly)),
@@ -323,11 +330,11 @@ describe.each(engines())('request store on %s', (engine) => {
       'recorded',
     );
     expect((await store.get(request.id))?.status).toBe('pending');
-    const unsure = async () => ({ refusal: 'cannot tell now' });
+    const unsure = async () => ({ refusal: { code: 'approvers_unconfirmed' } as const });
     expect(await store.approve(request.id, 'U0DAVE', 'test', checks(noRule, unsure))).toMatchObject(
       {
         kind: 'refused',
-        reason: 'cannot tell now',
+        code: 'approvers_unconfirmed',
       },
     );
     expect((await store.approve(request.id, 'U0DAVE', 'test', checks(noRule))).kind).toBe(
@@ -396,9 +403,9 @@ describe.each(engines())('request store on %s', (engine) => {
     const last = await store.create(newRequest({ expiresAt: past }));
     const first = await store.create(newRequest({ expiresAt: past, requiredApprovals: 2 }));
     for (const request of [last, first]) {
-      expect(await store.approve(request.id, 'U0BOB', 'test', checks(noRule))).toMatchObject({
+      expect(told(await store.approve(request.id, 'U0BOB', 'test', checks(noRule)))).toMatchObject({
         kind: 'refused',
-        reason: EXPIRED_REFUSAL,
+        reason: 'This request has expired, so it can no longer be approved: ask for a new request.',
       });
       expect(await store.get(request.id)).toMatchObject({ status: 'pending', approvals: [] });
     }

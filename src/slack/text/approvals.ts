@@ -1,5 +1,7 @@
 import type { ApproveResult, DecideResult, Denied, RequestResult } from '../../app/approvals.ts';
+import type { RequestStatus } from '../../domain/approval.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
+import type { Refusal } from '../../domain/refusals.ts';
 import { checksText, statusWords } from '../blocks/approval-card.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import {
@@ -27,6 +29,57 @@ export const ONE_MOMENT = 'One moment…';
 export const MODAL_FAILED =
   'Something failed inside payops: nothing was done. Close this and try again.';
 
+const NOT_PENDING: Readonly<Record<Exclude<RequestStatus, 'pending'>, string>> = {
+  executing: 'is already approved and being executed',
+  submitted: 'was already approved and submitted',
+  failed: 'was already approved and was not executed',
+  unknown: 'was already approved and executed, with an unknown outcome',
+  rejected: 'was rejected',
+  cancelled: 'was cancelled',
+  expired: 'has expired',
+};
+
+/** Why an approval, a rejection, a cancel or a resolution did nothing. */
+export function refusalText(refusal: Refusal, command: string): string {
+  switch (refusal.code) {
+    case 'not_pending':
+      return `This request ${NOT_PENDING[refusal.status]}, so it can no longer be approved.`;
+    case 'expired':
+      return 'This request has expired, so it can no longer be approved: ask for a new request.';
+    case 'own_request':
+      return 'You requested this, so you cannot approve it: a second person must.';
+    case 'already_approved':
+      return "You have already approved this request; one person's approval counts once.";
+    case 'not_its_card':
+      return `Request #${refusal.id} can only be decided from its own approval message.`;
+    case 'card_differs':
+      return `Request #${refusal.id} is not what this approval message showed (its fingerprint differs): nothing was counted. Look at the message again before deciding.`;
+    case 'home_differs':
+      return `Request #${refusal.id} is not the one your Home showed: nothing was counted. Open your Home again.`;
+    case 'home_changed':
+      return `Request #${refusal.id} changed since your Home showed it (it now has ${refusal.approvals} of ${refusal.required} approvals): nothing was counted. Look at it again before deciding.`;
+    case 'approvers_unconfirmed':
+      return 'payops could not confirm with Slack that you and the earlier approvers are still approvers, so this approval was not counted. Try again in a minute.';
+    case 'no_longer_approver':
+      return `You are no longer an approver, so your approval of #${refusal.id} was not counted.`;
+    case 'already_decided':
+      return `Request #${refusal.id} is already ${refusal.status}.`;
+    case 'not_requester':
+      return 'Only the person who requested it can cancel it.';
+    case 'changed_meanwhile':
+      return 'It changed meanwhile.';
+    case 'outcome_known':
+      return `Request #${refusal.id} is ${refusal.status}: only an unknown outcome can be resolved.`;
+    case 'already_resolved':
+      return `Request #${refusal.id} was already resolved by <@${refusal.by}>.`;
+    case 'found_at_provider':
+      // The provider's id and status are on the card and in `/pay request N`, shown as data.
+      return `payops found #${refusal.id} at the provider (its record is on the card and in \`${command} request ${refusal.id}\`): it was executed, so it cannot be resolved as not executed. If that record is another payment, check with the provider before requesting this one again.`;
+    case 'own_outcome':
+      return `You requested #${refusal.id}: another approver must confirm its outcome.`;
+  }
+}
+
 export function deniedText(result: Denied, accessAdmin: string): string {
   return renderDenied(result.decision, accessAdmin).text;
 }
@@ -43,7 +96,7 @@ export function approvalAnswerText(
     case 'not_found':
       return noSuchRequestText(id);
     case 'refused':
-      return result.reason;
+      return refusalText(result, speaking.command);
     case 'held':
       return heldText(`Your approval of #${id} was not counted (it stays pending)`, result.twin);
     case 'frozen':
@@ -64,26 +117,26 @@ export function homeApprovalAnswerText(
 }
 
 /** A requester's cancel: done, or why not. */
-export function cancelAnswerText(id: number, result: DecideResult, accessAdmin: string): string {
+export function cancelAnswerText(speaking: Speaking, id: number, result: DecideResult): string {
   switch (result.kind) {
     case 'done':
       return `Request #${id} is cancelled; nothing was sent.`;
     case 'refused':
-      return result.reason;
+      return refusalText(result, speaking.command);
     case 'not_found':
       return noSuchRequestText(id);
     case 'not_allowed':
-      return deniedText(result, accessAdmin);
+      return deniedText(result, speaking.accessAdmin);
   }
 }
 
 /** Why a rejection changed nothing, or undefined when it was recorded. */
 export function rejectionRefusalText(
+  speaking: Speaking,
   id: number,
   result: DecideResult,
-  accessAdmin: string,
 ): string | undefined {
-  return result.kind === 'done' ? undefined : cancelAnswerText(id, result, accessAdmin);
+  return result.kind === 'done' ? undefined : cancelAnswerText(speaking, id, result);
 }
 
 export function rejectedText(id: number): string {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { PaymentRequest, UnsettledTwin } from '../../domain/approval.ts';
-import { EXPIRED_REFUSAL } from '../../domain/policy.ts';
+import type { Refusal } from '../../domain/refusals.ts';
 import { type ApprovalWrite, approveAndClaim, recordApproval } from './approval-writes.ts';
 import { assertTransition } from './audit.ts';
 import { type FreezeState, loadWithFreeze } from './freeze.ts';
@@ -9,7 +9,7 @@ import type { RequestDb } from './rows.ts';
 /** What counting one approval did. */
 export type CountApprovalResult =
   | { kind: 'not_found' }
-  | { kind: 'refused'; reason: string; request: PaymentRequest }
+  | ({ kind: 'refused'; request: PaymentRequest } & Refusal)
   /** Not counted: another request for the same write is unsettled. */
   | { kind: 'held'; twin: UnsettledTwin; request: PaymentRequest }
   | { kind: 'frozen'; freeze: FreezeState; request: PaymentRequest }
@@ -25,7 +25,7 @@ export type CountApprovalResult =
  * Checked on the request as read (the approval counts only if it is unchanged since): why this
  * approval must not count, or undefined.
  */
-export type ApprovalRule = (request: PaymentRequest, approverId: string) => string | undefined;
+export type ApprovalRule = (request: PaymentRequest, approverId: string) => Refusal | undefined;
 
 /** What an approval is checked against and sealed with, on the request as read. */
 export interface ApprovalChecks {
@@ -34,7 +34,7 @@ export interface ApprovalChecks {
    * Asked only when this approval could complete the request: how many of its earlier
    * approvals still count (their approvers may no longer be approvers), or why it cannot tell.
    */
-  stillCounted(request: PaymentRequest): Promise<{ counted: number } | { refusal: string }>;
+  stillCounted(request: PaymentRequest): Promise<{ counted: number } | { refusal: Refusal }>;
   /** The seal of what this approver approves (`Signer.approvalSeal`). */
   seal(request: PaymentRequest, approverId: string): string;
   /** Whether the request is still what it was stored as (`Signer.requestSeal`). */
@@ -67,7 +67,7 @@ export async function countApproval(
     if (!read) return { kind: 'not_found' };
     const { request, freeze, version } = read;
     const refusal = checks.refusal(request, approverId);
-    if (refusal) return { kind: 'refused', reason: refusal, request };
+    if (refusal) return { kind: 'refused', ...refusal, request };
     // A request that is no longer what it was stored as (another payload copied in, a lowered
     // count) is claimed at its first approval, whatever count it shows: its claimer stops it
     // before the call, recorded and told as every stopped write is, and nothing is sent.
@@ -76,7 +76,7 @@ export async function countApproval(
     let counted = request.approvals.length;
     if (completes(counted)) {
       const earlier = await checks.stillCounted(request);
-      if ('refusal' in earlier) return { kind: 'refused', reason: earlier.refusal, request };
+      if ('refusal' in earlier) return { kind: 'refused', ...earlier.refusal, request };
       counted = earlier.counted;
     }
     const seal = checks.seal(request, approverId);
@@ -96,7 +96,7 @@ export async function countApproval(
     const approved = (at: string) => [...request.approvals, { userId: approverId, at, seal }];
     if (!completes(counted)) {
       const written = await recordApproval(store.db, approval);
-      if (written.kind === 'expired') return { kind: 'refused', reason: EXPIRED_REFUSAL, request };
+      if (written.kind === 'expired') return { kind: 'refused', code: 'expired', request };
       // Changed since it was read (another approval, a decision): read it again.
       if (written.kind === 'changed') continue;
       return { kind: 'recorded', request: { ...request, approvals: approved(written.approvedAt) } };
@@ -110,7 +110,7 @@ export async function countApproval(
       claimedBy,
       claimToken,
     });
-    if (claim.kind === 'expired') return { kind: 'refused', reason: EXPIRED_REFUSAL, request };
+    if (claim.kind === 'expired') return { kind: 'refused', code: 'expired', request };
     if (claim.kind === 'changed') continue;
     if (claim.kind === 'held') return { kind: 'held', twin: claim.twin, request };
     const claimed: PaymentRequest = {

@@ -23,7 +23,7 @@ export function cancelCallback(deps: ApprovalDeps) {
       const id = requestIdOf(action.value);
       if (id === undefined) return NOT_A_REQUEST_BUTTON;
       const result = await deps.workflow.cancel(id, body.user.id);
-      return cancelAnswerText(id, result, deps.accessAdmin);
+      return cancelAnswerText(deps, id, result);
     });
   };
 }

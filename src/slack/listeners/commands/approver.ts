@@ -4,6 +4,7 @@ import { checkFreeText, cutFreeText } from '../../../domain/free-text.ts';
 import { notice, type SlackMessage } from '../../blocks/format.ts';
 import { noSuchRequestText, renderDenied, renderNotAllowed } from '../../blocks/messages.ts';
 import { renderRequestDetail, renderRequestList } from '../../blocks/request-views.ts';
+import { refusalText } from '../../text/approvals.ts';
 import {
   auditAskedText,
   auditAttachedText,
@@ -72,7 +73,7 @@ export async function answerApproverCommand(
       if (result.kind === 'not_found') return notice(noSuchRequestText(id));
       if (result.kind === 'not_allowed')
         return renderNotAllowed(deps.accessAdmin, result.decision.role);
-      if (result.kind === 'refused') return notice(result.reason);
+      if (result.kind === 'refused') return notice(refusalText(result, command));
       return notice(resolvedText(id, executed));
     }
     case 'audit': {

@@ -38,7 +38,7 @@ export function rejectReasonCallback(deps: ApprovalDeps) {
     if (!reason.text) return errors(REJECT_FORM.noReason);
     const decided = deps.workflow.reject(form.id, body.user.id, reason.text, form.origin).then(
       (result): RejectionAnswer => ({
-        refusal: rejectionRefusalText(form.id, result, deps.accessAdmin),
+        refusal: rejectionRefusalText(deps, form.id, result),
       }),
       (error: unknown): RejectionAnswer => {
         deps.logger.error({ err: error, requestId: form.id }, 'rejecting failed inside payops');

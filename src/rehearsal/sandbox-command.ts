@@ -1,6 +1,5 @@
 import { DemoConsole } from './demo/demo-console.ts';
 import { EMULATED_WORKSPACE, WorkspaceDirectory } from './demo/demo-directory.ts';
-import { ANSI_STYLE, PLAIN_STYLE } from './demo/to-text.ts';
 import { rehearsalEnv } from './rehearsal.ts';
 import {
   isProfileName,
@@ -168,6 +167,5 @@ async function typeCommands(slack: SlackEmulation, botUrl: string): Promise<void
     channel: 'C0PAYOPS',
     terminal,
     echo: !terminal,
-    style: terminal && !process.env.NO_COLOR ? ANSI_STYLE : PLAIN_STYLE,
   }).run();
 }

@@ -184,8 +184,8 @@ describe('the demo console in front of the real bot', () => {
       yield 'home';
       yield `click ${homeApprove(printedSoFar()) ?? 'none'}`;
     });
-    expect(printed).toContain(
-      'bob@#payops> home\npayops drew your Home tab:\n  Waiting for your approval (',
+    expect(printed).toMatch(
+      /bob@#payops> home\n[\s\S]*?payops drew your Home tab:\n {2}Waiting for your approval \(/,
     );
     const approve = homeApprove(printed.slice(0, printed.indexOf('bob@#payops> click')));
     // The Home tab's own button, numbered after the card's [1] Approve [2] Reject and [3] Cancel.

@@ -98,7 +98,6 @@ const OLD_NAME_ALLOWED: readonly Allowed[] = [
   { file: 'src/store/requests/mark-sending.ts', reason: APPROVAL_SURFACES },
   { file: 'src/slack/blocks/approval-card.ts', reason: APPROVAL_SURFACES },
   { file: 'src/slack/blocks/home.ts', reason: APPROVAL_SURFACES },
-  { file: 'src/slack/blocks/messages.ts', reason: APPROVAL_SURFACES },
   { file: 'src/slack/blocks/reminders.ts', reason: APPROVAL_SURFACES },
   { file: 'src/slack/blocks/request-views.ts', reason: APPROVAL_SURFACES },
 ];

@@ -1,5 +1,4 @@
 import type { AccessDecision } from '../../app/access.ts';
-import type { UnsettledTwin } from '../../domain/approval.ts';
 import { clip } from '../../domain/command-text.ts';
 import type { Scope } from '../../domain/operations.ts';
 import type { RoleMembers } from '../../domain/roles.ts';
@@ -193,20 +192,4 @@ export function renderRequestNotStored(reference: string): SlackMessage {
   return notice(
     `Your request could not be stored (reference ${reference}): nothing was created. Try again.`,
   );
-}
-
-/**
- * Why the same write or payment cannot be requested, or a pending twin approved, right now. `what` is the
- * refused act: `Not requested` or `Your approval of #13 was not counted`.
- */
-export function heldText(what: string, twin: UnsettledTwin): string {
-  const state =
-    twin.status === 'executing'
-      ? 'is being sent to the provider right now'
-      : 'has an unknown outcome, so it may have been executed';
-  const settle =
-    twin.status === 'executing'
-      ? `Wait for its outcome on its approval message (\`/pay request ${twin.id}\`).`
-      : `payops looks for it at the provider every minute (\`/pay request ${twin.id}\` shows what is known). Once it is found there, or an approver who looked at the provider says what happened with \`/pay resolve ${twin.id} executed|not-executed &lt;what you checked&gt;\`, try again.`;
-  return `${what}: request #${twin.id} is for the same write or the same payment (payee, wallet, amount and currency) and ${state}. Nothing was done. ${settle}`;
 }

@@ -66,7 +66,7 @@ export async function requestWrite(
   answerTo: AnswerTarget | undefined,
 ): Promise<SlackMessage | undefined> {
   const result = await deps.workflow.request(intent, userId, channelId, answerTo);
-  return renderRequestResult(result, intent.operationId, deps.accessAdmin);
+  return renderRequestResult(deps, result, intent.operationId);
 }
 
 /** The request form, its selects filled with choices read from the provider. */

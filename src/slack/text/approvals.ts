@@ -1,15 +1,10 @@
 import type { ApproveResult, DecideResult, Denied, RequestResult } from '../../app/approvals.ts';
-import type { RequestStatus } from '../../domain/approval.ts';
+import type { RequestStatus, UnsettledTwin } from '../../domain/approval.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import type { Refusal } from '../../domain/refusals.ts';
 import { checksText, statusWords } from '../blocks/approval-card.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
-import {
-  heldText,
-  noSuchRequestText,
-  renderDenied,
-  renderMissingScopes,
-} from '../blocks/messages.ts';
+import { noSuchRequestText, renderDenied, renderMissingScopes } from '../blocks/messages.ts';
 
 /**
  * What payops says to the people of the approval flow: an approver's click on a card or a Home
@@ -98,7 +93,11 @@ export function approvalAnswerText(
     case 'refused':
       return refusalText(result, speaking.command);
     case 'held':
-      return heldText(`Your approval of #${id} was not counted (it stays pending)`, result.twin);
+      return heldText(
+        speaking.command,
+        `Your approval of #${id} was not counted (it stays pending)`,
+        result.twin,
+      );
     case 'frozen':
       return `Payments are frozen (${result.freeze.reason ? freeText(result.freeze.reason, 300) : 'no reason given'}): your approval was not counted and #${id} stays pending. Approve it again after \`${speaking.command} unfreeze\`.`;
     case 'recorded':
@@ -157,23 +156,39 @@ export const REJECT_FORM = {
  * requester's confirmation go out through the outbox).
  */
 export function renderRequestResult(
+  speaking: Speaking,
   result: RequestResult,
   operationId: WriteOperationId,
-  accessAdmin: string,
 ): SlackMessage | undefined {
   switch (result.kind) {
     case 'created':
       return undefined;
     case 'not_allowed':
-      return renderDenied(result.decision, accessAdmin);
+      return renderDenied(result.decision, speaking.accessAdmin);
     case 'missing-scopes':
       return renderMissingScopes(OPERATIONS[operationId].summary, result.missing);
     case 'held':
-      return notice(heldText('Not requested', result.twin));
+      return notice(heldText(speaking.command, 'Not requested', result.twin));
     case 'refused':
       return notice(
         `:no_entry: *Not requested, nothing stored:* ${freeText(result.reason, 600)}.`,
         [checksText(result.checks)],
       );
   }
+}
+
+/**
+ * Why the same write or payment cannot be requested, or a pending twin approved, right now. `what` is the
+ * refused act: `Not requested` or `Your approval of #13 was not counted`.
+ */
+function heldText(command: string, what: string, twin: UnsettledTwin): string {
+  const state =
+    twin.status === 'executing'
+      ? 'is being sent to the provider right now'
+      : 'has an unknown outcome, so it may have been executed';
+  const settle =
+    twin.status === 'executing'
+      ? `Wait for its outcome on its approval message (\`${command} request ${twin.id}\`).`
+      : `payops looks for it at the provider every minute (\`${command} request ${twin.id}\` shows what is known). Once it is found there, or an approver who looked at the provider says what happened with \`${command} resolve ${twin.id} executed|not-executed &lt;what you checked&gt;\`, try again.`;
+  return `${what}: request #${twin.id} is for the same write or the same payment (payee, wallet, amount and currency) and ${state}. Nothing was done. ${settle}`;
 }

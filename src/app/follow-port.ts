@@ -10,6 +10,15 @@ import type { ClaimedFollowUp, FollowLook } from '../store/follow-store.ts';
 
 export type { ClaimedFollowUp, FollowLook } from '../store/follow-store.ts';
 
+/** A record's status seen to change from `from` to `to`; a success is watched for `returnWindowMs`. */
+export interface StatusChange {
+  from: string | undefined;
+  to: string;
+  outcome: StatusOutcome | undefined;
+  providerId: string | undefined;
+  returnWindowMs: number;
+}
+
 export interface FollowStorePort {
   /** Every open follow-up of each list with one due, claimed by `claimedBy` for `leaseMs`. */
   claimDue(
@@ -19,16 +28,7 @@ export interface FollowStorePort {
     limit: number,
   ): Promise<ClaimedFollowUp[]>;
   /** A new status, told; false when another process told it first (or it is no longer followed). */
-  recordChange(
-    requestId: number,
-    change: {
-      from: string | undefined;
-      to: string;
-      outcome: StatusOutcome | undefined;
-      providerId: string | undefined;
-      returnWindowMs: number;
-    },
-  ): Promise<boolean>;
+  recordChange(requestId: number, change: StatusChange): Promise<boolean>;
   /** Those of `requestIds` listed before and missing now, each told once. */
   recordMissing(requestIds: readonly number[]): Promise<number[]>;
   /** Stops following at a failure status already known. */

@@ -1,10 +1,10 @@
-import type { ClaimedFollowUp, FollowLook, FollowStorePort } from '../../src/app/follow-port.ts';
-import {
-  type FollowStop,
-  MISSING_EVENT,
-  STOPPED_EVENT,
-  type StatusOutcome,
-} from '../../src/domain/follow.ts';
+import type {
+  ClaimedFollowUp,
+  FollowLook,
+  FollowStorePort,
+  StatusChange,
+} from '../../src/app/follow-port.ts';
+import { type FollowStop, MISSING_EVENT, STOPPED_EVENT } from '../../src/domain/follow.ts';
 import type { OperationId } from '../../src/domain/operations.ts';
 import { RecordedDeliveries } from './slack-deliveries.ts';
 
@@ -102,16 +102,7 @@ export class FakeFollowStore implements FollowStorePort {
       });
   }
 
-  async recordChange(
-    requestId: number,
-    change: {
-      from: string | undefined;
-      to: string;
-      outcome: StatusOutcome | undefined;
-      providerId: string | undefined;
-      returnWindowMs: number;
-    },
-  ): Promise<boolean> {
+  async recordChange(requestId: number, change: StatusChange): Promise<boolean> {
     const followUp = this.followUps.get(requestId);
     if (!followUp || followUp.stopped !== undefined || followUp.status !== change.from) {
       return false;

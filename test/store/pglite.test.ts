@@ -12,17 +12,10 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logger.ts';
 import { DataDirLocked, lockDataDir } from '../../src/store/folder-lock.ts';
-import {
-  NoStore,
-  openPglite,
-  pgliteDatabase,
-  STORE_MARKER,
-  StoreMissing,
-} from '../../src/store/pglite.ts';
+import { NoStore, openPglite, STORE_MARKER, StoreMissing } from '../../src/store/pglite.ts';
 import { TEMPLATES, templateName } from '../../src/store/pglite-template.ts';
 import { migrationVersions } from '../helpers/db.ts';
 
@@ -202,7 +195,7 @@ describe('the embedded store and its folder lock', () => {
 
 describe('statements queued on the embedded store', () => {
   it('leave the event loop a turn while they run, not only once the last is done', async () => {
-    const db = pgliteDatabase(await PGlite.create());
+    const db = await openPglite(undefined);
     try {
       await db.exec('create table t (id int primary key)');
       await db.exec('insert into t select generate_series(1, 500)');
@@ -222,7 +215,7 @@ describe('statements queued on the embedded store', () => {
   });
 
   it('are all done before the store closes, however many were queued', async () => {
-    const db = pgliteDatabase(await PGlite.create());
+    const db = await openPglite(undefined);
     await db.exec('create table t (id int primary key)');
     const inserts = Array.from({ length: 200 }, (_, index) =>
       db.query('insert into t (id) values ($1)', [index + 1]),
@@ -236,7 +229,7 @@ describe('statements queued on the embedded store', () => {
 
 describe('statements on the embedded store', () => {
   it('report a failing statement with PostgreSQL’s words and keep answering after it', async () => {
-    const db = pgliteDatabase(await PGlite.create());
+    const db = await openPglite(undefined);
     try {
       await expect(db.query('selec 1', [])).rejects.toThrow(/syntax error/);
       await expect(db.query('selec 1', [])).rejects.toThrow(/syntax error/);

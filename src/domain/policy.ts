@@ -1,11 +1,6 @@
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import {
-  fieldsOf,
-  type PaymentRequest,
-  type WindowRaise,
-  type WriteIntent,
-} from './approval.ts';
+import { fieldsOf, type PaymentRequest, type WindowRaise, type WriteIntent } from './approval.ts';
 import { closest } from './commands.ts';
 import { addDecimal, compareDecimal, isDecimalString } from './decimal.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';

@@ -13,21 +13,17 @@ import type { RoleMembers } from '../domain/roles.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
-import type { PaymentsClient } from '../payments/client.ts';
 import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
 import { findRecord, recordIdentity } from '../payments/response-shape.ts';
-import {
-  type CountApprovalResult,
-  type FreezeState,
-  type RequestStore,
-  WindowChangedError,
-} from '../store/request-store.ts';
+import { WindowChangedError } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget } from './outbox-port.ts';
+import type { ApiResponse, PaymentsPort } from './payments-port.ts';
 import { balanceCheck, movesMoney } from './preflight.ts';
 import { reconcile, SharedListReads } from './reconcile.ts';
 import { type Preparation, RequestPreparation } from './request-preparation.ts';
+import type { CountApprovalResult, FreezeState, RequestStorePort } from './request-store-port.ts';
 
 /**
  * Four-eyes approvals: a write is requested, approved by someone else (as many as policy
@@ -41,10 +37,10 @@ export interface Roles {
 }
 
 export interface WorkflowDeps {
-  store: RequestStore;
+  store: RequestStorePort;
   /** Called after every change: its Slack messages are waiting in the outbox. */
   onChange?: () => void;
-  client: PaymentsClient;
+  client: PaymentsPort;
   /** Keyed digests of writes: fingerprints, holds, approval seals, payee tags. */
   signer: Signer;
   /** `strict`: a failed pre-flight check refuses the request; `warn`: the card shows it. */
@@ -415,7 +411,7 @@ export class ApprovalWorkflow {
         },
       );
     }
-    let response: Awaited<ReturnType<PaymentsClient['call']>>;
+    let response: ApiResponse;
     try {
       response = await client.call(request.operationId, {
         path: request.path,

@@ -14,10 +14,10 @@ import {
 } from '../domain/payee.ts';
 import { expiryMs, type Policy, requiredApprovals, windowStart } from '../domain/policy.ts';
 import type { Signer } from '../domain/signer.ts';
-import type { PaymentsClient } from '../payments/client.ts';
 import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
-import type { NewRequest, RequestStore } from '../store/request-store.ts';
+import type { ApiResponse, PaymentsPort } from './payments-port.ts';
 import { preflight, type Reader } from './preflight.ts';
+import type { NewRequest, PayeeHistoryPort } from './request-store-port.ts';
 
 /**
  * A validated write made ready to be stored as a pending request, or why it will not be: the
@@ -27,8 +27,8 @@ import { preflight, type Reader } from './preflight.ts';
  */
 
 export interface PreparationDeps {
-  store: Pick<RequestStore, 'unsettledTwin' | 'payeeHistory' | 'requestsToPayee'>;
-  client: PaymentsClient;
+  store: PayeeHistoryPort;
+  client: PaymentsPort;
   /** Keyed digests: the write's fingerprint and hold key, payee tags. */
   signer: Signer;
   /** `strict`: a failed pre-flight check refuses the request; `warn`: the card shows it. */
@@ -56,7 +56,7 @@ export class RequestPreparation {
   readonly #deps: PreparationDeps;
   #wallets: { at: number; names: Promise<ReadonlyMap<string, string> | undefined> } | undefined;
   /** Pre-flight reads in flight, by what they ask: requests made together share one. */
-  readonly #readsInFlight = new Map<string, ReturnType<PaymentsClient['call']>>();
+  readonly #readsInFlight = new Map<string, Promise<ApiResponse>>();
   readonly #sharedReads: Reader = {
     call: (operationId, input = {}) => {
       const key = JSON.stringify([operationId, input.path ?? {}, input.query ?? {}]);

@@ -37,7 +37,7 @@ async function ask(text: string, userId = 'U0ALICE'): Promise<string> {
   );
 }
 
-/** A click on an approval message; what the clicking person was told, if anything. */
+/** A click on an approval message, as `userId`. */
 async function click(actionId: string, userId: string, ts: string): Promise<void> {
   const sent = await r.driver.blockAction({
     userId,

@@ -149,6 +149,7 @@ async function build(
     client: slackClient,
     botId: identity.botId,
     approvalsChannelId: config.approvals.channelId,
+    command: config.slack.command,
     approvers: config.approvals.approvers,
     limiter,
     logger,

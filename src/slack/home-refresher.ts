@@ -167,6 +167,7 @@ export class HomeRefresher {
             this.#deps.command,
           )
         : undefined,
+      command: this.#deps.command,
       now,
     });
     return { view, isApprover };

@@ -49,6 +49,8 @@ export interface OutboxDeps {
    */
   botId: string;
   approvalsChannelId: string;
+  /** The slash command as configured, for the lines of cards and notices that name one. */
+  command: string;
   /** Who a pending request's reminder nudges (PAYOPS_APPROVERS). */
   approvers: RoleMembers;
   limiter: SlackRateLimiter;
@@ -329,6 +331,7 @@ export class SlackOutbox {
   #card(request: PaymentRequest, freeze: FreezeNotice | undefined) {
     return {
       ...renderApprovalCard(request, {
+        command: this.#deps.command,
         freeze,
         now: new Date(Date.now()),
         labels: request.labels,
@@ -410,7 +413,7 @@ export class SlackOutbox {
       channel,
       thread_ts: thread,
       ...(isReminderEvent(event)
-        ? renderReminder(request, event, this.#deps.approvers, freeze)
+        ? renderReminder(request, event, this.#deps.approvers, freeze, this.#deps.command)
         : renderThreadUpdate(request, event)),
       metadata: {
         event_type: eventType,
@@ -431,7 +434,7 @@ export class SlackOutbox {
         ? notice(
             `Request #${request.id} is stored, but its approval card could not be posted: ${target.cause ?? 'Slack refused it'}. Nobody can approve it, and it will expire unexecuted.`,
           )
-        : renderRequesterConfirmation(request, this.#deps.approvalsChannelId);
+        : renderRequesterConfirmation(request, this.#deps.approvalsChannelId, this.#deps.command);
     if (target.responseUrl) {
       const answer = await fetch(target.responseUrl, {
         method: 'POST',

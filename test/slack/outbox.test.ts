@@ -52,6 +52,7 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
       }),
       botId: slack.config.botId,
       approvalsChannelId: APPROVALS,
+      command: '/pay',
       approvers: { role: 'approver', users: new Set(), groups: new Set() },
       // Slack's limits are off here: what is tested is who posts, not how fast.
       limiter: new SlackRateLimiter(new RateBucketsStore(database.db), 100),

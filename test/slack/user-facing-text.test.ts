@@ -96,10 +96,6 @@ const OLD_NAME_ALLOWED: readonly Allowed[] = [
       "the policy file's problems name its operations by `/pay` word, as its documentation does",
   },
   { file: 'src/store/requests/mark-sending.ts', reason: APPROVAL_SURFACES },
-  { file: 'src/slack/blocks/approval-card.ts', reason: APPROVAL_SURFACES },
-  { file: 'src/slack/blocks/home.ts', reason: APPROVAL_SURFACES },
-  { file: 'src/slack/blocks/reminders.ts', reason: APPROVAL_SURFACES },
-  { file: 'src/slack/blocks/request-views.ts', reason: APPROVAL_SURFACES },
 ];
 const OLD_NAME = /\/pay(?![\w-])/;
 

@@ -70,6 +70,8 @@ export interface CardLabels {
 }
 
 export interface ApprovalCardContext {
+  /** The slash command as configured, for the lines that name one. */
+  command: string;
   freeze?: FreezeNotice | undefined;
   /** A pending request past its expiry time is shown without buttons: it can no longer be approved. */
   now: Date;
@@ -127,8 +129,10 @@ export function renderApprovalCard(
 ): SlackMessage {
   const labels = context.labels ?? {};
   const blocks: KnownBlock[] = [header(requestTitle(request))];
-  if (context.freeze && freezeStops(request)) blocks.push(section(freezeBanner(context.freeze)));
-  blocks.push(section(statusText(request, context.now)));
+  if (context.freeze && freezeStops(request)) {
+    blocks.push(section(freezeBanner(context.freeze, context.command)));
+  }
+  blocks.push(section(statusText(request, context.command, context.now)));
   if (request.follow) blocks.push(section(providerStatusLine(request.follow)));
   blocks.push(...requestBlocks(request, labels));
   // What the approver should check before deciding goes once it is decided (or past deciding):
@@ -259,9 +263,9 @@ function pastExpiry(request: PaymentRequest, now: Date | undefined): boolean {
   return now !== undefined && !Number.isNaN(expires) && now.getTime() >= expires;
 }
 
-function freezeBanner(freeze: FreezeNotice): string {
+function freezeBanner(freeze: FreezeNotice, command: string): string {
   const reason = freeText(freeze.reason, 500) || '_no reason given_';
-  return `:octagonal_sign: *Payments are frozen* by ${person(freeze.by)} ${when(freeze.at)}: ${reason} — approvals that would execute are refused until \`/pay unfreeze\`.`;
+  return `:octagonal_sign: *Payments are frozen* by ${person(freeze.by)} ${when(freeze.at)}: ${reason} — approvals that would execute are refused until \`${command} unfreeze\`.`;
 }
 
 function fallbackText(request: PaymentRequest): string {
@@ -417,17 +421,19 @@ function textOf(value: unknown): string {
 // ——— what happened ———
 
 /** What state the request is in, who did it and when: mrkdwn, one to three lines. */
-export function statusText(request: PaymentRequest, now?: Date): string {
+export function statusText(request: PaymentRequest, command: string, now?: Date): string {
   if (request.status === 'pending' && pastExpiry(request, now)) {
     return `:hourglass: *Past its expiry time* (${when(request.expiresAt)}) with ${approvalsText(request)}: it can no longer be approved.`;
   }
   if (stoppedBeforeSending(request)) {
     return `:octagonal_sign: *payops stopped it before sending: nothing was sent.* Approved by ${approvers(request)}; stopped ${when(request.updatedAt)}.${detailLine(request.outcome)}`;
   }
-  return STATUS_TEXTS[request.status](request);
+  return STATUS_TEXTS[request.status](request, command);
 }
 
-const STATUS_TEXTS: Readonly<Record<RequestStatus, (request: PaymentRequest) => string>> = {
+const STATUS_TEXTS: Readonly<
+  Record<RequestStatus, (request: PaymentRequest, command: string) => string>
+> = {
   pending: (request) =>
     `*Waiting for approval:* ${approvalsText(request)}. Expires ${when(request.expiresAt)}.`,
   executing: (request) =>
@@ -441,13 +447,13 @@ const STATUS_TEXTS: Readonly<Record<RequestStatus, (request: PaymentRequest) => 
   },
   failed: (request) =>
     `:x: *The provider refused it: nothing was executed.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}.${detailLine(request.outcome)}`,
-  unknown: (request) =>
+  unknown: (request, command) =>
     [
       `:warning: *Outcome unknown — do NOT resubmit.* Approved by ${approvers(request)}, sent ${when(request.updatedAt)}; the provider may or may not have executed it.${detailLine(latestOutcome(request))}`,
       reconciliationText(request.reconciliation, request.follow),
       outcomeSettled(request.reconciliation)
         ? 'A new attempt needs a new request and a new approval.'
-        : `The same write cannot be requested again until payops finds it at the provider or an approver who looked there says what happened: \`/pay resolve ${request.id} executed|not-executed &lt;what you checked&gt;\`.`,
+        : `The same write cannot be requested again until payops finds it at the provider or an approver who looked there says what happened: \`${command} resolve ${request.id} executed|not-executed &lt;what you checked&gt;\`.`,
     ].join('\n'),
   rejected: (request) =>
     `:no_entry_sign: *Rejected* by ${decider(request)} ${when(request.updatedAt)}: ${reasonText(request)}`,
@@ -642,6 +648,7 @@ function recipientWordings({ name, details }: Recipient): string[] {
 export function renderRequesterConfirmation(
   request: PaymentRequest,
   approvalsChannelId: string,
+  command: string,
 ): SlackMessage {
   const title = escapeMrkdwn(requestTitle(request));
   const where = /^[CG][A-Z0-9]+$/.test(approvalsChannelId)
@@ -654,7 +661,7 @@ export function renderRequesterConfirmation(
     blocks.push(section(nextSteps(request)));
     blocks.push({ type: 'actions', elements: [cancelButton(request)] });
   } else {
-    blocks.push(section(statusText(request)));
+    blocks.push(section(statusText(request, command)));
   }
   return {
     text: `Request #${request.id} created: ${statusWords(request)}`,

@@ -28,6 +28,8 @@ export interface HomeContent {
   freeze: FreezeNotice | undefined;
   /** The commands they may run, for readers. */
   help: SlackMessage | undefined;
+  /** The slash command as configured, for the lines that name one. */
+  command: string;
   now: Date;
 }
 
@@ -75,7 +77,7 @@ function queueBlocks(content: HomeContent, room: number): KnownBlock[] {
   if (shown < queue.total) {
     blocks.push(
       section(
-        `${counted(queue.total - shown, 'more request')} waiting for you, not shown here: \`/pay requests\` lists the pending requests.`,
+        `${counted(queue.total - shown, 'more request')} waiting for you, not shown here: \`${content.command} requests\` lists the pending requests.`,
       ),
     );
   }
@@ -85,6 +87,7 @@ function queueBlocks(content: HomeContent, room: number): KnownBlock[] {
 /** The request's approval card as it is now, its Approve and Reject answering on the Home. */
 function homeCard(request: PaymentRequest, content: HomeContent): KnownBlock[] {
   const card = renderApprovalCard(request, {
+    command: content.command,
     freeze: content.freeze,
     now: content.now,
     labels: request.labels,
@@ -112,7 +115,7 @@ function homeActions(block: ActionsBlock, value: string): ActionsBlock {
 
 function ownBlocks(content: HomeContent): KnownBlock[] {
   if (content.own === undefined) return [];
-  const lines = content.own.map((request) => requestLine(request, content.now));
+  const lines = content.own.map((request) => requestLine(request, content));
   return [
     header('Your requests'),
     ...(lines.length === 0 ? [section('You have made no request yet.')] : lines),
@@ -123,7 +126,7 @@ function decisionBlocks(content: HomeContent): KnownBlock[] {
   if (content.decisions.length === 0) return [];
   return [
     header('Last decisions'),
-    ...content.decisions.map((request) => requestLine(request, content.now)),
+    ...content.decisions.map((request) => requestLine(request, content)),
   ];
 }
 
@@ -131,11 +134,11 @@ function decisionBlocks(content: HomeContent): KnownBlock[] {
  * `*#12 · Create a payout · 10.00 USD*`, then what its approval card says of its state now,
  * with the provider's status when it is followed.
  */
-function requestLine(request: PaymentRequest, now: Date): KnownBlock {
+function requestLine(request: PaymentRequest, { command, now }: HomeContent): KnownBlock {
   const where = request.channelId ? ` · approval message in <#${request.channelId}>` : '';
   const provider = request.follow ? `\n${providerStatusLine(request.follow)}` : '';
   return section(
-    `*${escapeMrkdwn(requestTitle(request))}*${where}\n${statusText(request, now)}${provider}`,
+    `*${escapeMrkdwn(requestTitle(request))}*${where}\n${statusText(request, command, now)}${provider}`,
   );
 }
 

@@ -16,6 +16,7 @@ export function renderReminder(
   event: ReminderEvent,
   approvers: RoleMembers,
   freeze: FreezeNotice | undefined,
+  command: string,
 ): { text: string } {
   const what = `*${escapeMrkdwn(requestTitle(request))}*`;
   const count = `${request.approvals.length} of ${request.requiredApprovals} approvals`;
@@ -24,7 +25,7 @@ export function renderReminder(
     const reason = freeText(freeze.reason, 300) || '_no reason given_';
     return {
       text: truncate(
-        `:octagonal_sign: ${what} is still waiting, with ${count}, but payments are frozen by ${person(freeze.by)} ${when(freeze.at)}: ${endSentence(reason)} No approval can send it until \`/pay unfreeze\`, so nobody is asked to approve it now. ${expiry}.`,
+        `:octagonal_sign: ${what} is still waiting, with ${count}, but payments are frozen by ${person(freeze.by)} ${when(freeze.at)}: ${endSentence(reason)} No approval can send it until \`${command} unfreeze\`, so nobody is asked to approve it now. ${expiry}.`,
         3000,
       ),
     };

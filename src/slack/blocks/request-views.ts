@@ -31,7 +31,11 @@ import {
  */
 
 /** `total`: how many are pending in all, when `requests` is only the first of them. */
-export function renderRequestList(requests: PaymentRequest[], total: number): SlackMessage {
+export function renderRequestList(
+  requests: PaymentRequest[],
+  total: number,
+  command: string,
+): SlackMessage {
   const all = Math.max(total, requests.length);
   return layOut({
     header: 'Pending requests',
@@ -40,7 +44,7 @@ export function renderRequestList(requests: PaymentRequest[], total: number): Sl
     packing: 'each',
     footer: (shown) => [
       shown < all ? `Showing ${shown} of ${all} pending requests.` : '',
-      all > 0 ? `${code('/pay request <n>')} shows one with its history.` : '',
+      all > 0 ? `${code(`${command} request <n>`)} shows one with its history.` : '',
     ],
     text: (shown) =>
       all === 0
@@ -63,6 +67,7 @@ function listItem(request: PaymentRequest): string {
 export function renderRequestDetail(
   request: PaymentRequest,
   history: HistoryEntry[],
+  command: string,
   deliveries: DeliveryStatus[] = [],
 ): SlackMessage {
   const events = history.map(historyLine);
@@ -74,7 +79,7 @@ export function renderRequestDetail(
   const units = ['*History*', ...(events.length > 0 ? events : ['_No events recorded._'])];
   return layOut({
     header: requestTitle(request),
-    intro: [statusText(request)],
+    intro: [statusText(request, command)],
     facts,
     units,
     packing: 'lines',

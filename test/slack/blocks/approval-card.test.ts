@@ -127,7 +127,7 @@ function expectValidCard(message: SlackMessage): void {
 }
 
 function card(req: PaymentRequest, context: Partial<ApprovalCardContext> = {}) {
-  const message = renderApprovalCard(req, { now: NOW, ...context });
+  const message = renderApprovalCard(req, { command: '/pay', now: NOW, ...context });
   expectValidCard(message);
   return {
     message,
@@ -318,8 +318,8 @@ describe('renderApprovalCard: what exactly is asked', () => {
     for (const status of STATUSES) {
       const req = request({ status, ...DECIDED[status as Exclude<RequestStatus, 'pending'>]?.[0] });
       const everything = JSON.stringify([
-        renderApprovalCard(req, { now: NOW }),
-        renderRequesterConfirmation(req, 'https://acme.slack.com/archives/C1/p1'),
+        renderApprovalCard(req, { command: '/pay', now: NOW }),
+        renderRequesterConfirmation(req, 'https://acme.slack.com/archives/C1/p1', '/pay'),
         renderThreadUpdate(req),
       ]);
       expect(everything).not.toContain('000123456789');
@@ -580,7 +580,7 @@ describe('a write payops stopped before its one call', () => {
       expect(thread).toContain(
         'was approved by <@U02> but payops stopped it before sending, so nothing was sent:',
       );
-      expect(renderApprovalCard(stopped, { now: NOW }).text).toContain(
+      expect(renderApprovalCard(stopped, { command: '/pay', now: NOW }).text).toContain(
         'stopped by payops before sending, nothing sent',
       );
       for (const shown of [text, thread]) {
@@ -618,7 +618,7 @@ describe('a write payops stopped before its one call', () => {
 
 describe('renderRequesterConfirmation', () => {
   it('names the approvals channel, says what happens next, and offers Cancel while pending', () => {
-    const message = renderRequesterConfirmation(request(), 'C0APPROVALS');
+    const message = renderRequesterConfirmation(request(), 'C0APPROVALS', '/pay');
     const text = allText(message);
     expect(text).toContain('Request *#12 · Create a payout · 10000.00 USD* created.');
     expect(text).toContain('Its approval card is posted in <#C0APPROVALS>.');
@@ -633,7 +633,7 @@ describe('renderRequesterConfirmation', () => {
 
   it('links no channel that is not a channel ID', () => {
     for (const channel of ['', '<!channel>', 'C1|x']) {
-      const message = renderRequesterConfirmation(request(), channel);
+      const message = renderRequesterConfirmation(request(), channel, '/pay');
       expectValidCard(message);
       expect(allText(message)).toContain('posted in the approvals channel');
     }
@@ -643,6 +643,7 @@ describe('renderRequesterConfirmation', () => {
     const message = renderRequesterConfirmation(
       request({ status: 'cancelled', decidedBy: 'U01' }),
       'C0APPROVALS',
+      '/pay',
     );
     expectValidCard(message);
     expect(buttonsOf(message.blocks)).toEqual([]);
@@ -726,8 +727,8 @@ describe('property: any request renders within limits', () => {
         maybe(fc.record({ reason: text, by: text, at: iso })),
         maybe(fc.record({ recipientName: maybe(text), walletLabel: maybe(text) })),
         (req, freeze, labels) => {
-          expectValidCard(renderApprovalCard(req, { now: NOW, freeze, labels }));
-          expectValidCard(renderRequesterConfirmation(req, 'C0APPROVALS'));
+          expectValidCard(renderApprovalCard(req, { command: '/pay', now: NOW, freeze, labels }));
+          expectValidCard(renderRequesterConfirmation(req, 'C0APPROVALS', '/pay'));
           const { text: line } = renderThreadUpdate(req);
           expect(line.length).toBeLessThanOrEqual(3000);
           expect(line).not.toMatch(garbage);
@@ -761,7 +762,8 @@ function followed(follow: Partial<ProviderFollow>): PaymentRequest {
   });
 }
 
-const followedCard = (message: PaymentRequest) => renderApprovalCard(message, { now: NOW });
+const followedCard = (message: PaymentRequest) =>
+  renderApprovalCard(message, { command: '/pay', now: NOW });
 
 describe('a followed record', () => {
   it('shows on the card its status, since when, and what it was, beside "submitted, not settled"', () => {

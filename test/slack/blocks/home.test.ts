@@ -34,6 +34,7 @@ describe('the Home tab', () => {
       ),
       freeze: undefined,
       help: renderHelp([{ usage: 'wallets', summary: 'List wallets', available: true }], '/pay'),
+      command: '/pay',
       now: NOW,
     });
     expect(view.blocks.length).toBeLessThanOrEqual(100);
@@ -54,9 +55,10 @@ describe('the Home tab', () => {
       decisions: [],
       freeze: undefined,
       help: undefined,
+      command: '/pay',
       now: NOW,
     });
-    const card = renderApprovalCard(queued, { now: NOW });
+    const card = renderApprovalCard(queued, { command: '/pay', now: NOW });
     const [approve, reject] = buttons(view.blocks) as Button[];
     const [cardApprove] = buttons(card.blocks) as Button[];
     expect(approve?.action_id).toBe(ACTION.homeApprove);

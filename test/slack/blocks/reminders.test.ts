@@ -11,11 +11,8 @@ describe('renderReminder', () => {
       groups: new Set<string>(),
     };
     for (const reason of ['Fraud alert.', 'Why?', 'Fraud alert']) {
-      const { text } = renderReminder(request, 'reminder', approvers, {
-        reason,
-        by: 'U03',
-        at: '2026-03-01T10:00:00.000Z',
-      });
+      const freeze = { reason, by: 'U03', at: '2026-03-01T10:00:00.000Z' };
+      const { text } = renderReminder(request, 'reminder', approvers, freeze, '/pay');
       expect(text).toContain(reason.replace(/[^.?]$/, '$&.'));
       expect(text).not.toMatch(/[.?]\./);
     }

@@ -34,7 +34,9 @@ function rendered(message: Parameters<typeof expectValidMessage>[0]) {
 
 describe('renderRequestList', () => {
   it('shows each pending request: number, operation, exact amount, requester, age, approvals', () => {
-    const { text } = rendered(renderRequestList([payout(12, '10000.00'), payout(13, '0.10')], 2));
+    const { text } = rendered(
+      renderRequestList([payout(12, '10000.00'), payout(13, '0.10')], 2, '/pay'),
+    );
     expect(text).toContain('*#12* · Create a payout · 10000.00 USDC');
     expect(text).toContain('*#13* · Create a payout · 0.10 USDC');
     expect(text).toMatch(/Requested by <@U0REQ> <!date\^\d+\^\{ago\}\|2026-03-01T10:00:00\.000Z>/);
@@ -42,24 +44,26 @@ describe('renderRequestList', () => {
   });
 
   it('has no buttons and no links: a decision counts only from the approval message', () => {
-    const { message, json } = rendered(renderRequestList([payout(12, '5.00')], 1));
+    const { message, json } = rendered(renderRequestList([payout(12, '5.00')], 1, '/pay'));
     expect(message.blocks.map((block) => block.type)).not.toContain('actions');
     expect(json).not.toContain('http');
   });
 
   it('never shows the full account number', () => {
-    expect(rendered(renderRequestList([payout(12, '5.00')], 1)).json).not.toContain(ACCOUNT);
+    expect(rendered(renderRequestList([payout(12, '5.00')], 1, '/pay')).json).not.toContain(
+      ACCOUNT,
+    );
   });
 
   it('says so when nothing is pending', () => {
-    const { message, text } = rendered(renderRequestList([], 0));
+    const { message, text } = rendered(renderRequestList([], 0, '/pay'));
     expect(text).toContain('No request is waiting for approval.');
     expect(message.text).toBe('No pending requests');
   });
 
   it('a long list is cut to Slack limits and says how many of the total it shows', () => {
     const requests = Array.from({ length: 120 }, (_, index) => payout(index + 1, '1.00'));
-    const { message } = rendered(renderRequestList(requests, 300));
+    const { message } = rendered(renderRequestList(requests, 300, '/pay'));
     expect(message.blocks.length).toBeLessThanOrEqual(50);
     expect(JSON.stringify(message.blocks.at(-1))).toMatch(/Showing \d+ of 300 pending requests\./);
     expect(message.text).toMatch(/^300 pending requests, showing \d+$/);
@@ -81,7 +85,7 @@ describe('renderRequestDetail', () => {
 
   it('shows the approval card facts, masked, then the audit history in order', () => {
     const { text, json, message } = rendered(
-      renderRequestDetail(payout(12, '10000.00', { status: 'executing' }), history),
+      renderRequestDetail(payout(12, '10000.00', { status: 'executing' }), history, '/pay'),
     );
     expect(text).toContain('*Executing* — do not act on it elsewhere');
     const rows = factRows(message.blocks);
@@ -95,7 +99,7 @@ describe('renderRequestDetail', () => {
   });
 
   it('says when no event is recorded', () => {
-    expect(rendered(renderRequestDetail(payout(12, '1.00'), [])).text).toContain(
+    expect(rendered(renderRequestDetail(payout(12, '1.00'), [], '/pay')).text).toContain(
       '*History*\n_No events recorded._',
     );
   });
@@ -106,7 +110,7 @@ describe('renderRequestDetail', () => {
       actor: 'U0APP',
       event: `event ${index} ${'x'.repeat(100)}`,
     }));
-    const { message } = rendered(renderRequestDetail(payout(12, '1.00'), many));
+    const { message } = rendered(renderRequestDetail(payout(12, '1.00'), many, '/pay'));
     expect(JSON.stringify(message.blocks.at(-1))).toMatch(/Showing \d+ of 1000 events\./);
   });
 
@@ -132,7 +136,10 @@ describe('renderRequestDetail', () => {
       delivery(20_000 + index, 'notice', 'delivered'),
     );
     const { message, text } = rendered(
-      renderRequestDetail(payout(12, '1.00', { status: 'unknown' }), [], [...week, ...notices]),
+      renderRequestDetail(payout(12, '1.00', { status: 'unknown' }), [], '/pay', [
+        ...week,
+        ...notices,
+      ]),
     );
     expect(message.blocks.length).toBeLessThanOrEqual(50);
     expect(text.length).toBeLessThan(12_000);
@@ -144,9 +151,19 @@ describe('renderRequestDetail', () => {
 
   it('actors and events from the log are escaped: <!channel> stays text', () => {
     const { text } = rendered(
-      renderRequestDetail(payout(12, '1.00'), [
-        { at: 'not a date', actor: '<!channel>', event: '<!here> did *it*', from: '<x>', to: '&' },
-      ]),
+      renderRequestDetail(
+        payout(12, '1.00'),
+        [
+          {
+            at: 'not a date',
+            actor: '<!channel>',
+            event: '<!here> did *it*',
+            from: '<x>',
+            to: '&',
+          },
+        ],
+        '/pay',
+      ),
     );
     expect(text).toContain('&lt;!channel&gt; &lt;!here&gt; did *it* (&lt;x&gt; → &amp;)');
   });
@@ -163,8 +180,8 @@ describe('renderRequestDetail', () => {
     });
     fc.assert(
       fc.property(text, fc.array(entry, { maxLength: 200 }), (amount, entries) => {
-        expectValidMessage(renderRequestDetail(payout(1, amount), entries));
-        expectValidMessage(renderRequestList([payout(1, amount)], 1));
+        expectValidMessage(renderRequestDetail(payout(1, amount), entries, '/pay'));
+        expectValidMessage(renderRequestList([payout(1, amount)], 1, '/pay'));
       }),
       { numRuns: 200 },
     );
@@ -191,7 +208,7 @@ describe('/pay request N of a followed payout', () => {
         stoppedAt: undefined,
       },
     });
-    const { text } = rendered(renderRequestDetail(request, []));
+    const { text } = rendered(renderRequestDetail(request, [], '/pay'));
     expect(text).toContain('*Provider status history* `po_1`');
     expect(text.indexOf('`pending`')).toBeLessThan(text.indexOf('`processing`'));
     expect(text).toContain('could not read /payouts: the provider is unavailable');

@@ -53,14 +53,14 @@ export async function answerApproverCommand(
     }
     case 'requests': {
       const { requests, total } = await deps.queries.pending(20);
-      return renderRequestList(requests, total);
+      return renderRequestList(requests, total, command);
     }
     case 'request': {
       const id = /^#?(\d{1,15})$/.exec(rest.trim())?.[1];
       if (!id) return notice(sayWhichRequestText(command));
       const detail = await deps.queries.detail(Number(id));
       if (!detail) return notice(noSuchRequestText(id));
-      return renderRequestDetail(detail.request, detail.history, detail.deliveries);
+      return renderRequestDetail(detail.request, detail.history, command, detail.deliveries);
     }
     case 'resolve': {
       const parsed = /^#?(\d{1,15})\s+(executed|not-executed)\s+(\S[\s\S]*)$/i.exec(rest.trim());

@@ -82,7 +82,9 @@ export type Denied = { kind: 'not_allowed'; decision: Exclude<AccessDecision, { 
 export type RequestResult =
   | { kind: 'created'; request: PaymentRequest }
   | Denied
-  | Exclude<Preparation, { kind: 'prepared' }>;
+  | Exclude<Preparation, { kind: 'prepared' }>
+  /** Other requests to the same payee kept changing its window, so its approvals were not counted. */
+  | { kind: 'window_busy' };
 
 /** The store's count of the approval, unless it claimed the request: then its execution. */
 export type ApproveResult =
@@ -192,12 +194,7 @@ export class ApprovalWorkflow {
         if (!(error instanceof WindowChangedError)) throw error;
       }
     }
-    return {
-      kind: 'refused',
-      reason:
-        'other requests to the same payee were being made at the same moment, so the approvals it needs could not be counted. Send it again',
-      checks: [],
-    };
+    return { kind: 'window_busy' };
   }
 
   /**

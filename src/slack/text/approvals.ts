@@ -1,5 +1,5 @@
 import type { ApproveResult, DecideResult, Denied, RequestResult } from '../../app/approvals.ts';
-import type { RequestStatus, UnsettledTwin } from '../../domain/approval.ts';
+import type { PreflightCheck, RequestStatus, UnsettledTwin } from '../../domain/approval.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import type { Refusal } from '../../domain/refusals.ts';
 import { checksText, statusWords } from '../blocks/approval-card.ts';
@@ -170,11 +170,17 @@ export function renderRequestResult(
     case 'held':
       return notice(heldText(speaking.command, 'Not requested', result.twin));
     case 'refused':
-      return notice(
-        `:no_entry: *Not requested, nothing stored:* ${freeText(result.reason, 600)}.`,
-        [checksText(result.checks)],
+      return notRequested(freeText(result.reason, 600), result.checks);
+    case 'window_busy':
+      return notRequested(
+        'other requests to the same payee were being made at the same moment, so the approvals it needs could not be counted. Send it again',
+        [],
       );
   }
+}
+
+function notRequested(why: string, checks: readonly PreflightCheck[]): SlackMessage {
+  return notice(`:no_entry: *Not requested, nothing stored:* ${why}.`, [checksText(checks)]);
 }
 
 /**

@@ -28,7 +28,7 @@ describe.each(engines())('crash recovery on %s', (engine) => {
   const parts = useParts(engine);
 
   it('a process killed while executing: after a restart the request is outcome unknown, reconciled, and never sent again', {
-    timeout: 45_000,
+    timeout: 90_000,
   }, async () => {
     const { sandbox, slack, store } = parts;
     const env = payopsEnvironment(sandbox, slack, { ...store.env, ...TIMEOUTS });
@@ -89,9 +89,10 @@ describe.each(engines())('crash recovery on %s', (engine) => {
 describe('the embedded store folder', () => {
   const parts = useParts('pglite');
 
-  // Two processes each start on PGlite, slow on a shared machine: a longer timeout than usual.
+  // Two processes each start on PGlite, slow on a shared machine: a longer timeout than usual
+  // (a new folder is made in a child process, about 20 s while the suite loads both cores).
   it('a second process on the same PAYOPS_DATA_DIR refuses to start, naming the data folder in use', {
-    timeout: 45_000,
+    timeout: 90_000,
   }, async () => {
     const { sandbox, slack, store } = parts;
     const env = payopsEnvironment(sandbox, slack, store.env);

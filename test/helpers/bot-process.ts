@@ -23,7 +23,8 @@ import { keepForLeakScan, leakScanOn } from './leak-trail.ts';
  */
 
 const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const READY_TIMEOUT_MS = 30_000;
+/** A process making a new PGlite folder takes about 20 s while the suite loads both cores. */
+const READY_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
 
 /** Node's arguments for the sources, run under tsx. */

@@ -14,13 +14,16 @@ describe.each(engines())('Slack rate buckets on %s', (engine) => {
   it('gives a full bucket’s tokens, then says how long until the next', async () => {
     const buckets = new RateBucketsStore(database.db);
     const bucket = { key: 'full', capacity: 3, perSecond: 1 };
+    const started = performance.now();
     expect([
       await buckets.take([bucket]),
       await buckets.take([bucket]),
       await buckets.take([bucket]),
     ]).toEqual([0, 0, 0]);
     const wait = await buckets.take([bucket]);
-    expect(wait).toBeGreaterThan(900);
+    // The bucket refills while the takes run: on a loaded machine they may take over 100 ms.
+    const elapsed = performance.now() - started;
+    expect(wait).toBeGreaterThan(Math.min(900, 1_000 - elapsed - 10));
     expect(wait).toBeLessThanOrEqual(1_000);
   });
 

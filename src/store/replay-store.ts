@@ -8,6 +8,14 @@ const KEEP_SEC = 10 * 60;
 /** Old rows are deleted by one request now and then, not by each. */
 const PRUNE_EVERY_MS = 60_000;
 
+/** A signature waiting for the insert that decides whether it is new. */
+interface PendingSignature {
+  signature: string;
+  timestampSec: number;
+  decided: (firstSeen: boolean) => void;
+  failed: (error: unknown) => void;
+}
+
 /**
  * Signed Slack requests already taken, by signature, in the database all replicas share. Its
  * verdict is awaited before any work: give it a pool of its own, so that it never waits behind
@@ -16,12 +24,20 @@ const PRUNE_EVERY_MS = 60_000;
 export class ReplayStore {
   readonly #db: Database;
   #pruneAfter = 0;
+  /** Signatures that came while an insert was on its way: the next insert takes them all. */
+  #pending: PendingSignature[] = [];
+  #inserting = false;
 
   constructor(db: Database) {
     this.#db = db;
   }
 
-  /** True the first time a signature is seen, false for a replay: one insert that keeps the first. */
+  /**
+   * True the first time a signature is seen, false for a replay: an insert that keeps the first.
+   * The signatures a burst brings while one insert is on its way go in the next one together, so
+   * a burst's requests, each sent to the database before its ack, cost a few statements, not one
+   * each.
+   */
   async firstSeen(signature: string, timestampSec: number): Promise<boolean> {
     if (Date.now() >= this.#pruneAfter) {
       this.#pruneAfter = Date.now() + PRUNE_EVERY_MS;
@@ -29,12 +45,42 @@ export class ReplayStore {
         Math.floor(Date.now() / 1000) - KEEP_SEC,
       ]);
     }
-    const rows = await this.#db.query(
-      `insert into slack_request_replays (signature, request_ts) values ($1, $2)
-       on conflict (signature) do nothing returning 1`,
-      [signature, timestampSec],
-    );
-    return rows.length === 1;
+    return new Promise((decided, failed) => {
+      this.#pending.push({ signature, timestampSec, decided, failed });
+      this.#insertPending();
+    });
+  }
+
+  #insertPending(): void {
+    if (this.#inserting || this.#pending.length === 0) return;
+    this.#inserting = true;
+    const batch = this.#pending;
+    this.#pending = [];
+    this.#db
+      .query<{ signature: string }>(
+        `insert into slack_request_replays (signature, request_ts)
+         select * from unnest($1::text[], $2::bigint[])
+         on conflict (signature) do nothing returning signature`,
+        [
+          batch.map((pending) => pending.signature),
+          // Whole seconds, as Slack sends them: no request's value can fail the others' insert.
+          batch.map((pending) => Math.floor(pending.timestampSec)),
+        ],
+      )
+      .then(
+        (rows) => {
+          const inserted = new Set(rows.map((row) => row.signature));
+          // The same signature twice in one insert is kept once: only the first of them is new.
+          for (const pending of batch) pending.decided(inserted.delete(pending.signature));
+        },
+        (error: unknown) => {
+          for (const pending of batch) pending.failed(error);
+        },
+      )
+      .finally(() => {
+        this.#inserting = false;
+        this.#insertPending();
+      });
   }
 }
 

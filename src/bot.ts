@@ -23,6 +23,7 @@ import { HomeRefresher } from './slack/home-refresher.ts';
 import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
 import { SlackRateLimiter } from './slack/rate-limits.ts';
 import type { Replays } from './slack/request-edge.ts';
+import { providerErrorText } from './slack/text/provider-errors.ts';
 import { FollowStore } from './store/follow-store.ts';
 import { HomeStore } from './store/home-store.ts';
 import { migrate } from './store/migrate.ts';
@@ -324,10 +325,14 @@ async function passFirstChecks(
   config: Config,
   logger: Logger,
 ): Promise<string[]> {
-  const report = await runFirstChecks(payments, {
-    customerId: config.payments.expectedCustomerId,
-    scopes: config.payments.expectedScopes,
-  });
+  const report = await runFirstChecks(
+    payments,
+    {
+      customerId: config.payments.expectedCustomerId,
+      scopes: config.payments.expectedScopes,
+    },
+    providerErrorText,
+  );
   if (!report.ok || !report.identity) {
     const failed = report.checks.filter((check) => !check.ok);
     throw new StartupRefused(failed.map((check) => `${check.name}: ${check.detail}`).join('\n'));

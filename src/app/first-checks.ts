@@ -5,6 +5,7 @@ import {
   InvalidApiKeyError,
   MissingApiKeyError,
   PaymentsApiError,
+  type ProviderErrorFacts,
   ScopeReviewRequiredError,
 } from '../payments/errors.ts';
 import { findList } from '../payments/response-shape.ts';
@@ -52,6 +53,8 @@ const meSchema = z.object({
 export async function runFirstChecks(
   client: PaymentsClient,
   expected: Expectations,
+  /** A failed call in a person's words (src/slack/text/provider-errors.ts). */
+  describeError: (facts: ProviderErrorFacts) => string,
 ): Promise<FirstChecksReport> {
   const checks: CheckResult[] = [];
   const finish = (stop: boolean, identity?: Identity, walletCount?: number): FirstChecksReport => ({
@@ -72,7 +75,7 @@ export async function runFirstChecks(
       requestId: health.requestId,
     });
   } catch (error) {
-    checks.push(failed('health', error));
+    checks.push(failed('health', error, describeError));
     return finish(false);
   }
 
@@ -112,7 +115,7 @@ export async function runFirstChecks(
     });
     if (problems.length > 0) return finish(true, identity);
   } catch (error) {
-    checks.push(failed('me', error));
+    checks.push(failed('me', error, describeError));
     return finish(isStopError(error));
   }
 
@@ -129,7 +132,7 @@ export async function runFirstChecks(
     });
     return finish(false, identity, list?.items.length);
   } catch (error) {
-    checks.push(failed('wallets', error));
+    checks.push(failed('wallets', error, describeError));
     return finish(isStopError(error), identity);
   }
 }
@@ -171,10 +174,19 @@ function isStopError(error: unknown): boolean {
   );
 }
 
-function failed(name: CheckName, error: unknown): CheckResult {
+function failed(
+  name: CheckName,
+  error: unknown,
+  describeError: (facts: ProviderErrorFacts) => string,
+): CheckResult {
   if (!(error instanceof PaymentsApiError)) throw error;
   const stop = isStopError(error)
     ? ' Stop: do not use this deployment until this is resolved.'
     : '';
-  return { name, ok: false, detail: `${error.userMessage()}${stop}`, requestId: error.requestId };
+  return {
+    name,
+    ok: false,
+    detail: `${describeError(error.facts())}${stop}`,
+    requestId: error.requestId,
+  };
 }

@@ -2,6 +2,7 @@ import { runFirstChecks } from '../app/first-checks.ts';
 import { ConfigError, loadPaymentsToolConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
 import { PaymentsClient } from '../payments/client.ts';
+import { providerErrorText } from '../slack/text/provider-errors.ts';
 
 export const usage = `Usage: payops doctor [--sandbox]
 
@@ -43,10 +44,14 @@ async function doctor(env: Record<string, string | undefined>): Promise<number> 
   const client = new PaymentsClient({ ...config.payments, logger });
   try {
     console.log(`payops doctor: checking ${config.payments.baseUrl}\n`);
-    const report = await runFirstChecks(client, {
-      customerId: config.payments.expectedCustomerId,
-      scopes: config.payments.expectedScopes,
-    });
+    const report = await runFirstChecks(
+      client,
+      {
+        customerId: config.payments.expectedCustomerId,
+        scopes: config.payments.expectedScopes,
+      },
+      providerErrorText,
+    );
     for (const check of report.checks) {
       const requestId = check.requestId ? ` [request id ${check.requestId}]` : '';
       console.log(

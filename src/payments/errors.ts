@@ -25,6 +25,22 @@ export type PaymentsErrorCode =
  */
 export type WriteOutcome = 'not_executed' | 'unknown';
 
+/**
+ * What a failed call showed, scrubbed, as data: a finding stores it and the Slack side words it
+ * (src/slack/text/provider-errors.ts).
+ */
+export interface ProviderErrorFacts {
+  code: PaymentsErrorCode;
+  status?: number;
+  providerCode?: string;
+  providerMessage?: string;
+  requestId?: string;
+  /** Why the outcome of a write is unknown (`payments.outcome_unknown`). */
+  reason?: UnknownOutcomeReason;
+  /** The bytes payops reads of one reply (`payments.reply_too_large`). */
+  limitBytes?: number;
+}
+
 export interface PaymentsErrorDetails {
   operationId: OperationId;
   status?: number | undefined;
@@ -57,8 +73,20 @@ export abstract class PaymentsApiError extends Error {
     this.retryAfterMs = details.retryAfterMs;
   }
 
-  /** Plain words for a person: what happened and what to do. */
+  /** Plain words for a person (moving to src/slack/text/provider-errors.ts). */
   abstract userMessage(): string;
+
+  /** What the failure showed, as data a finding can store and the Slack side words. */
+  facts(): ProviderErrorFacts {
+    return {
+      code: this.code,
+      ...(this.status !== undefined && { status: this.status }),
+      // A provider may quote an account number, or echo the key, in its code or message.
+      ...(this.providerCode && { providerCode: scrub(this.providerCode) }),
+      ...(this.providerMessage && { providerMessage: scrub(this.providerMessage) }),
+      ...(this.requestId && { requestId: this.requestId }),
+    };
+  }
 
   /** Fields for a structured log line; never includes request or response bodies. */
   toLog(): Record<string, unknown> {
@@ -160,6 +188,10 @@ export class ReplyTooLargeError extends PaymentsApiError {
     this.limitBytes = details.limitBytes;
   }
 
+  override facts(): ProviderErrorFacts {
+    return { ...super.facts(), limitBytes: this.limitBytes };
+  }
+
   userMessage(): string {
     return `The Payments API answered with more than payops reads of one reply (${this.limitBytes / (1024 * 1024)} MiB), so it was not read${describeProvider(this)}. If a list is this large, ask the provider for smaller pages.`;
   }
@@ -187,6 +219,10 @@ export class OutcomeUnknownError extends PaymentsApiError {
   constructor(reason: UnknownOutcomeReason, details: PaymentsErrorDetails) {
     super(`outcome of ${details.operationId} unknown: ${reason}`, details);
     this.reason = reason;
+  }
+
+  override facts(): ProviderErrorFacts {
+    return { ...super.facts(), reason: this.reason };
   }
 
   userMessage(): string {

@@ -3,6 +3,7 @@ import { clip } from '../../domain/command-text.ts';
 import type { Scope } from '../../domain/operations.ts';
 import type { RoleMembers } from '../../domain/roles.ts';
 import type { PaymentsApiError } from '../../payments/errors.ts';
+import { providerErrorText } from '../text/provider-errors.ts';
 import {
   code,
   counted,
@@ -67,7 +68,7 @@ export function renderPaymentsError(error: PaymentsApiError): SlackMessage {
     error.providerCode ? `provider code ${code(error.providerCode)}` : '',
     error.requestId ? `request id ${code(error.requestId)}` : '',
   ].filter(Boolean);
-  return notice(freeText(error.userMessage(), 2000), [details.join(' · ')]);
+  return notice(freeText(providerErrorText(error.facts()), 2000), [details.join(' · ')]);
 }
 
 /** Refused before any request: the API key lacks a scope the operation needs. */

@@ -10,6 +10,7 @@ import {
   type JsonRecord,
   scalarText,
 } from '../../payments/response-shape.ts';
+import { providerErrorText } from '../text/provider-errors.ts';
 import {
   code,
   counted,
@@ -111,7 +112,7 @@ function walletBalanceText(result: WalletBalanceResult): string {
     .filter(Boolean)
     .join(' · ');
   if (result.error) {
-    return `${title}\nCould not read this balance: ${freeText(result.error.userMessage(), 600)}`;
+    return `${title}\nCould not read this balance: ${freeText(providerErrorText(result.error.facts()), 600)}`;
   }
   const facts = factsOf(findRecord(result.body) ?? result.body, RECORD_FACTS);
   const amounts = facts.filter((fact) => fact.amount).map(amountLabel);

@@ -47,18 +47,6 @@ const statusList = (name: string, defaults: readonly string[], meaning: string) 
       }),
   );
 
-/** Replaced, not read: a success is no longer the end of following (a payout may be returned). */
-const finalStatuses = variable(
-  'PAYOPS_FINAL_STATUSES',
-  z
-    .string()
-    .optional()
-    .refine((value) => value === undefined || value.trim() === '', {
-      error:
-        'PAYOPS_FINAL_STATUSES is replaced by PAYOPS_SUCCESS_STATUSES and PAYOPS_FAILURE_STATUSES (a success is watched for a return for PAYOPS_RETURN_WINDOW): put its statuses in those two and remove it',
-    }),
-);
-
 /** Room for the steps between the claim of an execution and its call. */
 const LEASE_MARGIN_MS = 500;
 
@@ -96,7 +84,6 @@ export const behaviour = section(
     }),
   },
   {
-    retired: [finalStatuses],
     checks: [
       {
         // The lease must outlast the longest write (its deadline includes waiting for a

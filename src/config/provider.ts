@@ -82,7 +82,6 @@ export const provider = section(
       readTimeoutMs: wholeNumber('PAYMENTS_TIMEOUT_MS', 10_000, 100, 120_000),
       writeTimeoutMs: wholeNumber('PAYMENTS_WRITE_TIMEOUT_MS', 30_000, 100, 300_000),
       maxInFlight: wholeNumber('PAYMENTS_MAX_IN_FLIGHT', 16, 1, 256),
-      readRetries: wholeNumber('PAYMENTS_READ_RETRIES', 2, 0, 5),
     }),
     logging: z.object({ level: logLevel('info') }),
   },

@@ -22,22 +22,19 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export type Groups = Readonly<Record<string, z.ZodType>>;
 
 /**
- * A section: its groups, each field read from one variable (a group may nest objects), the
- * checks between its variables, and the variables it only refuses (`retired`: replaced by
- * others, named so that a deployment still setting one learns what to do). Two sections may fill
- * one group.
+ * A section: its groups, each field read from one variable (a group may nest objects), and the
+ * checks between its variables. Two sections may fill one group.
  */
 export interface Section<G extends Groups = Groups> {
   groups: G;
   checks: readonly Check[];
-  retired: readonly z.ZodType[];
 }
 
 export function section<G extends Groups>(
   groups: G,
-  { checks = [], retired = [] }: { checks?: readonly Check[]; retired?: readonly z.ZodType[] } = {},
+  { checks = [] }: { checks?: readonly Check[] } = {},
 ): Section<G> {
-  return { groups, checks, retired };
+  return { groups, checks };
 }
 
 /** What a section gives: its groups, typed by their schemas. */
@@ -62,7 +59,7 @@ export class ConfigError extends Error {
 }
 
 interface Field {
-  /** Where its value goes: `['payments', 'baseUrl']`; none for a retired variable. */
+  /** Where its value goes: `['payments', 'baseUrl']`. */
   path: readonly string[];
   schema: z.ZodType;
   variable: Variable;
@@ -76,10 +73,9 @@ export function fieldsOf(sections: readonly Section[]): Field[] {
           fields([...path, key], field as z.ZodType),
         )
       : [{ path, schema, variable: variableOf(schema) }];
-  return sections.flatMap(({ groups, retired }) => [
-    ...Object.entries(groups).flatMap(([group, schema]) => fields([group], schema)),
-    ...retired.flatMap((schema) => fields([], schema)),
-  ]);
+  return sections.flatMap(({ groups }) =>
+    Object.entries(groups).flatMap(([group, schema]) => fields([group], schema)),
+  );
 }
 
 /**
@@ -127,8 +123,7 @@ export function readSections<T>(
       }
       target = target[key] as Record<string, unknown>;
     }
-    const last = path.at(-1);
-    if (last !== undefined) target[last] = values.get(variable.name);
+    target[path.at(-1) as string] = values.get(variable.name);
   }
   // The objects made here; a value's own (a Buffer cannot be) is its section's to freeze.
   for (const object of made) Object.freeze(object);

@@ -38,8 +38,8 @@ export interface PaymentsClientOptions {
   writeTimeoutMs: number;
   /** Requests in flight to the provider at once; the provider gives no rate-limit contract. */
   maxInFlight: number;
-  /** Extra attempts for a read after a network error or a 429/502/503/504. */
-  readRetries: number;
+  /** Extra attempts for a read after a network error or a 429/502/503/504 (2 unless a test says). */
+  readRetries?: number;
   logger: Logger;
   /** Longest `Retry-After` a read will wait for; a longer one is reported instead. */
   maxRetryAfterMs?: number;
@@ -114,7 +114,7 @@ export class PaymentsClient {
   readonly #inFlight: Semaphore;
 
   constructor(options: PaymentsClientOptions) {
-    this.#options = { maxRetryAfterMs: 5_000, random: Math.random, ...options };
+    this.#options = { maxRetryAfterMs: 5_000, random: Math.random, readRetries: 2, ...options };
     const base = new URL(options.baseUrl);
     this.#basePath = base.pathname.replace(/\/+$/, '');
     this.#inFlight = new Semaphore(options.maxInFlight);

@@ -43,7 +43,6 @@ describe('payments configuration', () => {
       readTimeoutMs: 10_000,
       writeTimeoutMs: 30_000,
       maxInFlight: 16,
-      readRetries: 2,
     });
     expect(config.logging.level).toBe('info');
     expect(Object.isFrozen(config.payments)).toBe(true);
@@ -536,11 +535,7 @@ describe('following submitted writes', () => {
     expect(botProblems({ ...bot, PAYOPS_FOLLOW_FOR: '91d' })).toHaveLength(1);
   });
 
-  it('refuses PAYOPS_FINAL_STATUSES, saying what replaced it', () => {
-    expect(botProblems({ ...bot, PAYOPS_FINAL_STATUSES: 'completed,failed' })).toEqual([
-      'PAYOPS_FINAL_STATUSES is replaced by PAYOPS_SUCCESS_STATUSES and PAYOPS_FAILURE_STATUSES (a success is watched for a return for PAYOPS_RETURN_WINDOW): put its statuses in those two and remove it',
-    ]);
-    expect(botProblems({ ...bot, PAYOPS_FINAL_STATUSES: '' })).toEqual([]);
+  it('refuses a follow-up period under a minute', () => {
     expect(botProblems({ ...bot, PAYOPS_FOLLOW_FOR: '10s' })).toHaveLength(1);
   });
 });

@@ -1,45 +1,18 @@
 import type { OperationId } from '../domain/operations.ts';
+import type {
+  PaymentsErrorCode,
+  ProviderErrorFacts,
+  UnknownOutcomeReason,
+} from '../domain/provider-error.ts';
 import { scrub } from '../domain/scrub.ts';
 
-/**
- * Every failure of a call to the Payments API, classified once at the boundary.
- * Each carries what a user needs (status, provider code and message, request id)
- * and, for writes, what is known about whether the provider executed it.
- */
-export type PaymentsErrorCode =
-  | 'payments.missing_api_key'
-  | 'payments.invalid_api_key'
-  | 'payments.insufficient_scope'
-  | 'payments.scope_review_required'
-  | 'payments.rejected'
-  | 'payments.server_error'
-  | 'payments.timeout'
-  | 'payments.network'
-  | 'payments.malformed_response'
-  | 'payments.reply_too_large'
-  | 'payments.outcome_unknown';
+export type { PaymentsErrorCode, ProviderErrorFacts, UnknownOutcomeReason };
 
 /**
  * For a write: `not_executed` when the provider refused it or it never left this process,
  * `unknown` when it may have been executed. Reads are always `not_executed`.
  */
 export type WriteOutcome = 'not_executed' | 'unknown';
-
-/**
- * What a failed call showed, scrubbed, as data: a finding stores it and the Slack side words it
- * (src/slack/text/provider-errors.ts).
- */
-export interface ProviderErrorFacts {
-  code: PaymentsErrorCode;
-  status?: number;
-  providerCode?: string;
-  providerMessage?: string;
-  requestId?: string;
-  /** Why the outcome of a write is unknown (`payments.outcome_unknown`). */
-  reason?: UnknownOutcomeReason;
-  /** The bytes payops reads of one reply (`payments.reply_too_large`). */
-  limitBytes?: number;
-}
 
 export interface PaymentsErrorDetails {
   operationId: OperationId;
@@ -52,6 +25,11 @@ export interface PaymentsErrorDetails {
   cause?: unknown;
 }
 
+/**
+ * Every failure of a call to the Payments API, classified once at the boundary.
+ * Each carries what a user needs (status, provider code and message, request id)
+ * and, for writes, what is known about whether the provider executed it.
+ */
 export abstract class PaymentsApiError extends Error {
   abstract readonly code: PaymentsErrorCode;
   readonly outcome: WriteOutcome = 'not_executed';
@@ -196,14 +174,6 @@ export class ReplyTooLargeError extends PaymentsApiError {
     return `The Payments API answered with more than payops reads of one reply (${this.limitBytes / (1024 * 1024)} MiB), so it was not read${describeProvider(this)}. If a list is this large, ask the provider for smaller pages.`;
   }
 }
-
-export type UnknownOutcomeReason =
-  | 'timeout'
-  | 'connection_lost'
-  | 'server_error'
-  | 'unreadable_success_reply'
-  | 'unexpected_reply'
-  | 'unclear_refusal';
 
 /**
  * A write that may or may not have been executed: it timed out, lost its connection after

@@ -89,8 +89,11 @@ const wholeNumber = (min: number, max: number) =>
     .min(min)
     .max(max);
 
+/** How a rule names its operations: told with every operation it cannot read. */
+const NAME_OPERATIONS = 'name operations by id (createPayout) or by command word (payout)';
+
 const operationName = z
-  .string({ error: 'must name operations by id (createPayout) or by /pay word (payout)' })
+  .string({ error: `must ${NAME_OPERATIONS}` })
   .transform((name, ctx): WriteOperationId => {
     const found = WRITE_BY_NAME.get(name.toLowerCase());
     if (found !== undefined) return found;
@@ -101,7 +104,7 @@ const operationName = z
       : `is not a write operation${suggestion ? ` (did you mean ${suggestion}?)` : ''}`;
     ctx.addIssue({
       code: 'custom',
-      message: `\`${name}\` ${why}; name operations by id (createPayout) or by /pay word (payout)`,
+      message: `\`${name}\` ${why}; ${NAME_OPERATIONS}`,
     });
     return z.NEVER;
   });

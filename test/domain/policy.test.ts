@@ -131,9 +131,9 @@ rules:
     ).toEqual([
       'default_approvals: must be a whole number from 1 to 5',
       'expiry_hours: must be a whole number from 1 to 168',
-      'rules[0].operations[0]: `paymnt` is not a write operation (did you mean createPayout (payout)?); name operations by id (createPayout) or by /pay word (payout)',
-      'rules[0].operations[1]: `getMe` is a read, and reads need no approval; name operations by id (createPayout) or by /pay word (payout)',
-      'rules[0].operations[2]: must name operations by id (createPayout) or by /pay word (payout)',
+      'rules[0].operations[0]: `paymnt` is not a write operation (did you mean createPayout (payout)?); name operations by id (createPayout) or by command word (payout)',
+      'rules[0].operations[1]: `getMe` is a read, and reads need no approval; name operations by id (createPayout) or by command word (payout)',
+      'rules[0].operations[2]: must name operations by id (createPayout) or by command word (payout)',
       'rules[0].currency: `US$` is not a currency code: write one code of 3 to 6 letters, like USD, or a list, like [USD, USDC]',
       'rules[0].min_amount: must be a plain decimal in quotes, like "10000" or "2500.50" (no commas, sign or exponent)',
       'rules[0].approvals: must be a whole number from 1 to 5',

@@ -1,18 +1,13 @@
 import { type FollowStatuses, statusOutcome } from '../domain/follow.ts';
-import { OPERATIONS, type OperationId } from '../domain/operations.ts';
+import type { FollowLookError } from '../domain/list-findings.ts';
+import type { OperationId } from '../domain/operations.ts';
 import type { Logger } from '../logger.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
 import { recordIdentity } from '../payments/response-shape.ts';
 import type { ClaimedFollowUp, FollowLook, FollowStorePort } from './follow-port.ts';
 import type { PaymentsPort } from './payments-port.ts';
 import { type ListRead, readWriteList } from './reconcile.ts';
-import {
-  type ListSeen,
-  listedIds,
-  type MatchedRequest,
-  matchRecords,
-  whyNotTaken,
-} from './record-matching.ts';
+import { doubtOf, listedIds, type MatchedRequest, matchRecords } from './record-matching.ts';
 import type { RequestLookup } from './request-store-port.ts';
 
 /**
@@ -61,8 +56,8 @@ const PASS_LIMIT = 1_000;
 export type RecordInList =
   | { kind: 'found'; record: unknown }
   | { kind: 'absent' }
-  /** Listed perhaps, but nothing shows which record is its: `why`, in a person's words. */
-  | { kind: 'unsure'; why: string };
+  /** Listed perhaps, but nothing shows which record is its. */
+  | { kind: 'unsure'; why: FollowLookError };
 
 export class Follower {
   readonly #deps: FollowerDeps;
@@ -113,13 +108,15 @@ export class Follower {
       });
     } catch (error) {
       // A failed read never stops following: the next look is due as usual.
-      const why =
-        error instanceof PaymentsApiError ? error.userMessage() : 'payops failed while reading it';
       logger.warn({ err: error, list }, 'a follow-up read failed; looking again next time');
-      const detail = `could not read ${OPERATIONS[list].path}: ${why}`;
+      const failed: FollowLookError = {
+        code: 'read_failed',
+        list,
+        ...(error instanceof PaymentsApiError && { error: error.facts() }),
+      };
       await store.recordLooks(
         instanceId,
-        followUps.map(({ requestId }) => ({ requestId, listed: false, error: detail })),
+        followUps.map(({ requestId }) => ({ requestId, listed: false, error: failed })),
         intervalMs,
       );
       return 0;
@@ -128,12 +125,16 @@ export class Follower {
     let changes = 0;
     for (const followUp of followUps) {
       try {
-        const look = await this.#lookFor(followUp, read, OPERATIONS[list].path);
+        const look = await this.#lookFor(followUp, read, list);
         looks.push(look.look);
         if (look.told) changes++;
       } catch (error) {
         logger.error({ err: error, requestId: followUp.requestId }, 'a follow-up failed');
-        looks.push({ requestId: followUp.requestId, listed: false, error: 'payops failed here' });
+        looks.push({
+          requestId: followUp.requestId,
+          listed: false,
+          error: { code: 'look_failed' },
+        });
       }
     }
     const missing = looks.filter((look) => !look.listed && !look.error);
@@ -147,16 +148,21 @@ export class Follower {
   async #lookFor(
     followUp: ClaimedFollowUp,
     read: ListRead,
-    where: string,
+    list: OperationId,
   ): Promise<{ look: FollowLook; told: boolean }> {
     const { requestId } = followUp;
-    const found = await this.#find(followUp, read, where);
+    const found = await this.#find(followUp, read, list);
     if (found.kind === 'unsure') {
       return { look: { requestId, listed: false, error: found.why }, told: false };
     }
     if (found.kind === 'absent') {
       // Not in the part of a list payops read is not gone: only a whole list tells that.
-      const error = read.unfinished && `not in the part of ${where} read: ${read.unfinished}`;
+      const { unfinished } = read;
+      const error: FollowLookError | undefined = unfinished && {
+        code: 'partly_read',
+        list,
+        unfinished,
+      };
       return { look: { requestId, listed: false, ...(error && { error }) }, told: false };
     }
     const { id, status } = recordIdentity(found.record);
@@ -181,20 +187,20 @@ export class Follower {
   }
 
   /** Its record: by the provider's id when known, else as reconciliation matches it. */
-  async #find(followUp: ClaimedFollowUp, read: ListRead, where: string): Promise<RecordInList> {
+  async #find(followUp: ClaimedFollowUp, read: ListRead, list: OperationId): Promise<RecordInList> {
     if (followUp.providerId !== undefined) {
       const records = read.records.filter(
         (item) => recordIdentity(item).id === followUp.providerId,
       );
       const [record] = records;
       // Two records under one id: neither is taken for it.
-      if (records.length > 1) return { kind: 'unsure', why: severalCouldBe(records.length, where) };
+      if (records.length > 1) return severalCouldBe(records.length, list);
       return record === undefined ? { kind: 'absent' } : { kind: 'found', record };
     }
     const request = await this.#deps.requests.get(followUp.requestId);
     if (!request) return { kind: 'absent' };
     const taken = await this.#deps.requests.providerIdsTaken(request.id, listedIds(read.records));
-    return recordIn(read, request, taken, where);
+    return recordIn(read, request, taken, list);
   }
 }
 
@@ -205,10 +211,10 @@ export class Follower {
  * `found` record's id is learnt, and kept.
  */
 export function recordIn(
-  read: ListSeen,
+  read: ListRead,
   request: MatchedRequest,
   attributedElsewhere: ReadonlySet<string>,
-  where: string,
+  list: OperationId,
 ): RecordInList {
   const matched = matchRecords(request, read, attributedElsewhere);
   switch (matched.kind) {
@@ -221,15 +227,13 @@ export function recordIn(
       if (matched.candidates.length === 0) return { kind: 'absent' };
       break;
     case 'ambiguous':
-      if (matched.candidates.length > 1) {
-        return { kind: 'unsure', why: severalCouldBe(matched.candidates.length, where) };
-      }
+      if (matched.candidates.length > 1) return severalCouldBe(matched.candidates.length, list);
       break;
   }
-  const extent = `${read.records.length} records of ${where} read`;
-  return { kind: 'unsure', why: `${whyNotTaken(matched, extent, where)}; payops does not take it` };
+  const extent = { list, records: read.records.length, pages: read.pages };
+  return { kind: 'unsure', why: { code: 'not_taken', read: extent, doubt: doubtOf(matched) } };
 }
 
-function severalCouldBe(count: number, where: string): string {
-  return `${count} records in ${where} could be it; payops does not guess`;
+function severalCouldBe(count: number, list: OperationId): RecordInList {
+  return { kind: 'unsure', why: { code: 'several', list, count } };
 }

@@ -1,4 +1,5 @@
 import type { PaymentRequest, Reconciliation } from '../domain/approval.ts';
+import type { ListExtent, ListUnfinished } from '../domain/list-findings.ts';
 import { OPERATIONS, type OperationId, type OperationSpec } from '../domain/operations.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
 import { findList, nextPageOf } from '../payments/response-shape.ts';
@@ -7,10 +8,10 @@ import {
   type AttributedElsewhere,
   CLOCK_SKEW_MS,
   createdTime,
+  doubtOf,
   listedIds,
-  type MatchCandidate,
+  listedRecord,
   matchRecords,
-  whyNotTaken,
 } from './record-matching.ts';
 
 /**
@@ -32,7 +33,7 @@ export interface ListRead {
   records: unknown[];
   pages: number;
   /** Why the list was not read to its end, when it was not. */
-  unfinished: string | undefined;
+  unfinished: ListUnfinished | undefined;
 }
 
 /**
@@ -108,44 +109,35 @@ export async function reconcile(
   const spec: OperationSpec = OPERATIONS[request.operationId];
   const checkedAt = now.toISOString();
   if (!spec.reconcileWith) {
-    return { checkedAt, result: 'check_failed', detail: 'no list shows this operation' };
+    return { checkedAt, result: 'check_failed', finding: { code: 'no_list' } };
   }
-  const where = OPERATIONS[spec.reconcileWith].path;
+  const list = spec.reconcileWith;
   const approvedAt = approvedAtOf(request);
   const reads = options.reads ?? new SharedListReads(client, [request], { sync: options.sync });
   let read: ListRead;
   try {
-    read = await reads.read(spec.reconcileWith, Date.parse(approvedAt));
+    read = await reads.read(list, Date.parse(approvedAt));
   } catch (error) {
     if (!(error instanceof PaymentsApiError)) throw error;
     return {
       checkedAt,
       result: 'check_failed',
-      detail: `could not read ${where}: ${error.userMessage()}`,
+      finding: { code: 'read_failed', list, error: error.facts() },
     };
   }
   const taken = await options.attributedElsewhere(request.id, listedIds(read.records));
   const matched = matchRecords(request, read, taken);
-  const extent = `${read.records.length} records on ${read.pages} page${read.pages === 1 ? '' : 's'} of ${where}`;
+  const extent: ListExtent = { list, records: read.records.length, pages: read.pages };
   switch (matched.kind) {
     case 'ambiguous':
-      return {
-        checkedAt,
-        result: 'ambiguous',
-        detail: `${whyNotTaken(matched, extent, where)}; check at the provider`,
-      };
     case 'unfinished':
       return {
         checkedAt,
-        result: 'check_failed',
-        detail: `${whyNotTaken(matched, extent, where)}; check at the provider`,
+        result: matched.kind === 'ambiguous' ? 'ambiguous' : 'check_failed',
+        finding: { code: 'not_taken', read: extent, doubt: doubtOf(matched) },
       };
     case 'none':
-      return {
-        checkedAt,
-        result: 'not_found',
-        detail: `no record among ${extent} shows it yet; it may still appear — payops checks again`,
-      };
+      return { checkedAt, result: 'not_found', finding: { code: 'not_found', read: extent } };
     case 'found': {
       const { match } = matched;
       return {
@@ -153,7 +145,7 @@ export async function reconcile(
         result: 'found',
         providerId: match.id,
         providerStatus: match.status,
-        detail: `${match.id ?? 'a record'} in ${where} shows it: it was executed${caveats(match)}`,
+        finding: { code: 'found', list, record: listedRecord(match), partial: match.partial },
       };
     }
   }
@@ -189,44 +181,44 @@ export async function readWriteList(
       body = (await client.call(operationId, { query, ...(page ? { page } : {}) })).body;
     } catch (error) {
       if (read.pages === 0 || !(error instanceof PaymentsApiError)) throw error;
-      read.unfinished = `page ${read.pages + 1} could not be read (${error.userMessage()})`;
+      read.unfinished = { code: 'page_unread', page: read.pages + 1, error: error.facts() };
       return read;
     }
     read.pages += 1;
     const list = findList(body);
     if (list === undefined) {
-      read.unfinished = `page ${read.pages} holds no list payops can read`;
+      read.unfinished = { code: 'no_list', page: read.pages };
       return read;
     }
     const { items, total } = list;
     const room = MAX_RECORDS_READ - read.records.length;
     read.records.push(...items.slice(0, room));
     if (items.length > room) {
-      read.unfinished = `payops reads at most ${MAX_RECORDS_READ} records of a list and it holds more`;
+      read.unfinished = { code: 'too_many_records', max: MAX_RECORDS_READ };
       return read;
     }
     const next = nextPageOf(body, items, listPath);
     if (next.kind === 'end' || items.length === 0) {
       // A reply may leave out how to ask for more: what it says of its size still counts.
       if (total !== undefined && total > read.records.length) {
-        read.unfinished = `the list says it holds ${total} records, and its pages showed ${read.records.length}`;
+        read.unfinished = { code: 'count_mismatch', total, seen: read.records.length };
       } else if (next.kind === 'end' && !next.stated && items.length === query.limit) {
-        read.unfinished = `page ${read.pages} is full (${items.length} records) and says nothing of a next one`;
+        read.unfinished = { code: 'full_page', page: read.pages, records: items.length };
       }
       return read;
     }
     if (newestFirstPast(read.records, approvedAt)) return read;
     if (next.kind === 'unfollowable') {
-      read.unfinished = `the list goes on and ${next.reason}`;
+      read.unfinished = { code: 'unfollowable', next: next.why };
       return read;
     }
     const key = JSON.stringify(next.params);
     if (asked.has(key)) {
-      read.unfinished = 'the provider pointed to a page already read';
+      read.unfinished = { code: 'page_repeated' };
       return read;
     }
     if (read.pages >= MAX_RECONCILE_PAGES) {
-      read.unfinished = `payops reads at most ${MAX_RECONCILE_PAGES} pages and the list goes on`;
+      read.unfinished = { code: 'too_many_pages', max: MAX_RECONCILE_PAGES };
       return read;
     }
     asked.add(key);
@@ -245,9 +237,4 @@ function newestFirstPast(records: readonly unknown[], approvedAt: number): boole
   const steps = dated.slice(1).map((time, index) => (dated[index] as number) - time);
   const newestFirst = steps.every((step) => step >= 0) && steps.some((step) => step > 0);
   return newestFirst && (dated.at(-1) as number) < approvedAt - CLOCK_SKEW_MS;
-}
-
-/** What the match rests on, when it is less than every field shown whole. */
-function caveats(match: MatchCandidate): string {
-  return match.partial.length > 0 ? ` (${match.partial.join(', ')} shown only in part)` : '';
 }

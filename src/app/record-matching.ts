@@ -1,5 +1,6 @@
 import { fieldsOf, type PaymentRequest } from '../domain/approval.ts';
 import { compareDecimal, readAmount } from '../domain/decimal.ts';
+import type { ListedRecord, ListUnfinished, MatchDoubt } from '../domain/list-findings.ts';
 import { OPERATIONS, type OperationSpec } from '../domain/operations.ts';
 import {
   isRecord,
@@ -45,7 +46,7 @@ export interface MatchCandidate {
 /** A list as it was read: its records, and why it was not read to its end, if it was not. */
 export interface ListSeen {
   records: readonly unknown[];
-  unfinished: string | undefined;
+  unfinished: ListUnfinished | undefined;
 }
 
 export type RecordMatch =
@@ -53,7 +54,7 @@ export type RecordMatch =
   /** Several records match equally, or the one that matches may be older than the call. */
   | { kind: 'ambiguous'; candidates: MatchCandidate[] }
   /** Matches in part of a list are not all its matches: nothing is taken. */
-  | { kind: 'unfinished'; candidates: MatchCandidate[]; unfinished: string }
+  | { kind: 'unfinished'; candidates: MatchCandidate[]; unfinished: ListUnfinished }
   | { kind: 'none' };
 
 /** What a match needs of its request. */
@@ -101,40 +102,35 @@ export function matchRecords(
   return { kind: 'found', match, weaker: candidates.filter((candidate) => candidate !== match) };
 }
 
-/**
- * Why `matched` is not taken as the request's record, in a person's words; `extent` says what
- * was read, `where` names the list.
- */
-export function whyNotTaken(
+/** Why `matched` is not taken as the request's record. */
+export function doubtOf(
   matched: Extract<RecordMatch, { kind: 'ambiguous' | 'unfinished' }>,
-  extent: string,
-  where: string,
-): string {
+): MatchDoubt {
   const { candidates } = matched;
   const [only] = candidates;
   if (matched.kind === 'unfinished') {
     // Not seen in part of a list is not "not there", nor is one match proof that no other is.
-    const seen =
-      only === undefined
-        ? `no record among ${extent} matches it`
-        : `one record (${idsOf(candidates)}) matches among ${extent}`;
-    return `${seen}, but ${matched.unfinished}`;
+    return {
+      code: 'list_unfinished',
+      matched: only && listedRecord(only),
+      unfinished: matched.unfinished,
+    };
   }
   if (candidates.length > 1 || only === undefined) {
-    return `${candidates.length} records among ${extent} match it equally (${idsOf(candidates)})`;
+    return {
+      code: 'several_match',
+      count: candidates.length,
+      records: candidates.slice(0, 5).map(listedRecord),
+    };
   }
-  const which = `${only.id ?? 'a record'} in ${where} matches it`;
   return only.timing === 'undated'
-    ? `${which} but shows no creation time, so it may be an earlier payment`
-    : `${which} but was created before payops sent it (within the ${CLOCK_SKEW_MS / 60_000} minutes two clocks may differ by), so it may be an earlier payment`;
+    ? { code: 'undated', record: listedRecord(only) }
+    : { code: 'created_before', record: listedRecord(only), skewMinutes: CLOCK_SKEW_MS / 60_000 };
 }
 
-/** Ids of up to five candidates, for a message. */
-function idsOf(candidates: readonly MatchCandidate[]): string {
-  return candidates
-    .slice(0, 5)
-    .map((candidate) => candidate.id ?? '?')
-    .join(', ');
+/** A candidate as a finding names it. */
+export function listedRecord({ id }: MatchCandidate): ListedRecord {
+  return id === undefined ? {} : { id };
 }
 
 /** The ids a list shows its records by, to ask which are other requests' records. */

@@ -1,4 +1,5 @@
 import type { ProviderFollow } from './follow.ts';
+import type { ReconciliationFinding } from './list-findings.ts';
 import type { WriteOperationId } from './operations.ts';
 import type { PayeeCheck } from './payee.ts';
 
@@ -96,7 +97,10 @@ export interface Reconciliation {
   resolvedBy?: string | undefined;
   providerId?: string | undefined;
   providerStatus?: string | undefined;
-  detail: string;
+  /** What a check found; none when a person resolved it. */
+  finding?: ReconciliationFinding | undefined;
+  /** The note of the approver who resolved it (`resolvedBy`), as they wrote it. */
+  detail?: string | undefined;
 }
 
 export interface PaymentRequest {

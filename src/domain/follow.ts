@@ -1,3 +1,4 @@
+import type { FollowLookError } from './list-findings.ts';
 import {
   isWrite,
   OPERATION_IDS,
@@ -30,7 +31,7 @@ export interface ProviderFollow {
   /** When a record once listed was first missing from its list (told once). */
   disappearedAt: string | undefined;
   /** Why the last look learnt nothing: a failed read, several records that could be it. */
-  lastError: string | undefined;
+  lastError: FollowLookError | undefined;
   stoppedReason: FollowStop | undefined;
   stoppedAt: string | undefined;
 }

@@ -4,7 +4,9 @@
  * identifying fields under common names — and return `undefined` rather than guess.
  */
 
+import type { UnfollowableNext } from '../domain/list-findings.ts';
 import { OPERATIONS } from '../domain/operations.ts';
+import { scrub } from '../domain/scrub.ts';
 
 export type JsonRecord = Record<string, unknown>;
 
@@ -153,7 +155,7 @@ export type NextPage =
   | { kind: 'end'; stated: boolean }
   /** Query parameters that ask for the next page, sent back as the reply names them. */
   | { kind: 'more'; params: Record<string, string> }
-  | { kind: 'unfollowable'; reason: string };
+  | { kind: 'unfollowable'; why: UnfollowableNext };
 
 /** Objects a list reply may keep its paging fields in, besides the reply itself. */
 const PAGING_PLACES = ['meta', 'pagination', 'paging', 'page_info', 'pageInfo', 'links', '_links'];
@@ -215,7 +217,7 @@ export function nextPageOf(body: unknown, items: readonly unknown[], listPath: s
   }
   const lastId = recordIdentity(items.at(-1)).id;
   return lastId === undefined
-    ? { kind: 'unfollowable', reason: 'the list says it has more, but not how to ask for it' }
+    ? { kind: 'unfollowable', why: { code: 'no_way_to_ask' } }
     : { kind: 'more', params: { starting_after: lastId } };
 }
 
@@ -227,10 +229,8 @@ function nextLink(place: JsonRecord, listPath: string): NextPage | undefined {
     if (text === undefined || !/^(https?:\/\/|\/|\?)/i.test(text)) continue;
     const url = new URL(text, 'http://list.invalid');
     if (!url.pathname.replace(/\/+$/, '').endsWith(listPath)) {
-      return {
-        kind: 'unfollowable',
-        reason: `its next page is at another address (${url.pathname})`,
-      };
+      // Kept with the finding: a provider's path may hold an account number.
+      return { kind: 'unfollowable', why: { code: 'other_address', path: scrub(url.pathname) } };
     }
     return { kind: 'more', params: Object.fromEntries(url.searchParams) };
   }

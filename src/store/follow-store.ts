@@ -8,6 +8,7 @@ import {
   STOPPED_EVENT,
   type StatusOutcome,
 } from '../domain/follow.ts';
+import type { FollowLookError } from '../domain/list-findings.ts';
 import type { OperationId } from '../domain/operations.ts';
 import { type Database, iso } from './database.ts';
 import { enqueueCardUpdate, enqueueNotice } from './outbox-store.ts';
@@ -59,6 +60,7 @@ export interface FollowStateRow {
   last_checked_at: string | null;
   last_listed_at: string | null;
   disappeared_at: string | null;
+  /** A `FollowLookError` as JSON text. */
   last_error: string | null;
   stopped_reason: FollowStop | null;
   stopped_at: string | null;
@@ -78,7 +80,7 @@ export function toProviderFollow(
     lastCheckedAt: isoOrUndefined(row.last_checked_at),
     lastListedAt: isoOrUndefined(row.last_listed_at),
     disappearedAt: isoOrUndefined(row.disappeared_at),
-    lastError: row.last_error ?? undefined,
+    lastError: row.last_error ? JSON.parse(row.last_error) : undefined,
     stoppedReason: row.stopped_reason ?? undefined,
     stoppedAt: isoOrUndefined(row.stopped_at),
   };
@@ -104,7 +106,7 @@ export interface FollowLook {
   /** Its provider id, when a match told it. */
   providerId?: string | undefined;
   /** Why nothing was learnt. */
-  error?: string | undefined;
+  error?: FollowLookError | undefined;
 }
 
 /** `$n` milliseconds as an interval. */
@@ -349,7 +351,7 @@ export class FollowStore {
       looks.map((look) => look.requestId),
       looks.map((look) => look.listed),
       looks.map((look) => look.providerId ?? null),
-      looks.map((look) => look.error ?? null),
+      looks.map((look) => (look.error ? JSON.stringify(look.error) : null)),
       intervalMs,
     ]);
   }

@@ -1,12 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Follower } from '../../src/app/follow-up.ts';
-import { DEFAULT_FAILURE_STATUSES, DEFAULT_SUCCESS_STATUSES } from '../../src/domain/follow.ts';
+import {
+  DEFAULT_FAILURE_STATUSES,
+  DEFAULT_SUCCESS_STATUSES,
+  type ProviderFollow,
+} from '../../src/domain/follow.ts';
 import { createLogger } from '../../src/logger.ts';
 import type { PaymentsClient } from '../../src/payments/client.ts';
 import {
   type PaymentsSandbox,
   startPaymentsSandbox,
 } from '../../src/rehearsal/sandbox/payments-api.ts';
+import { followLookErrorText } from '../../src/slack/text/list-findings.ts';
 import { FollowStore } from '../../src/store/follow-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -79,6 +84,11 @@ async function submitted(
 const listReads = () =>
   sandbox.requests.filter((request) => request.operationId === 'listPayouts').length;
 
+/** Why the last look learnt nothing, as the request's history says it. */
+function whyNothing(follow: ProviderFollow | undefined): string | undefined {
+  return follow?.lastError && followLookErrorText(follow.lastError);
+}
+
 describe('the follower', () => {
   it('finds a record the write named no id for as reconciliation matches it, and learns its id', async () => {
     const { id, madeIds } = await submitted('31.31', { providerStatus: 'pending' });
@@ -95,7 +105,7 @@ describe('the follower', () => {
     const follow = (await requests.get(id))?.follow;
     expect(follow?.history.map((seen) => seen.status)).toEqual(['pending']);
     expect(follow?.providerId).toBeUndefined();
-    expect(follow?.lastError).toBe('2 records in /payouts could be it; payops does not guess');
+    expect(whyNothing(follow)).toBe('2 records in /payouts could be it; payops does not guess');
   });
 
   it('never takes one of two records listed under the same id for the one it follows', async () => {
@@ -115,7 +125,7 @@ describe('the follower', () => {
     }
     const follow = (await requests.get(id))?.follow;
     expect(follow?.history.map((seen) => seen.status)).toEqual(['pending']);
-    expect(follow?.lastError).toMatch(
+    expect(whyNothing(follow)).toMatch(
       /^\d+ records in \/payouts could be it; payops does not guess$/,
     );
   });
@@ -156,7 +166,7 @@ describe('the follower', () => {
     sandbox.addFault({ kind: 'status', status: 500, operationId: 'listPayouts' });
     await follower.followDue();
     const failed = (await requests.get(id))?.follow;
-    expect(failed?.lastError).toMatch(/^could not read \/payouts: /);
+    expect(whyNothing(failed)).toMatch(/^could not read \/payouts: /);
     expect(failed?.stoppedReason).toBeUndefined();
     sandbox.clearFaults();
     sandbox.setRecordStatus(madeIds[0] as string, 'returned');

@@ -8,6 +8,7 @@ import {
 } from '../../src/domain/follow.ts';
 import { createLogger } from '../../src/logger.ts';
 import { ServerError } from '../../src/payments/errors.ts';
+import { followLookErrorText } from '../../src/slack/text/list-findings.ts';
 import { CARD_REDRAWN, FakeFollowStore, PROVIDER_STATUS } from '../fakes/follow-store.ts';
 import { FakePayments } from '../fakes/payments.ts';
 
@@ -17,6 +18,12 @@ import { FakePayments } from '../fakes/payments.ts';
  */
 
 const DAY_MS = 24 * 3_600_000;
+
+/** Why the last look at `requestId` learnt nothing, as its history says it. */
+function whyNothing(store: FakeFollowStore, requestId: number): string | undefined {
+  const error = store.followUps.get(requestId)?.lastError;
+  return error && followLookErrorText(error);
+}
 
 /** A follower of payouts on `store` and `payments`, every follow-up due at each pass. */
 function followerOn(
@@ -131,7 +138,7 @@ describe('Follower', () => {
     });
     const follower = followerOn(store, payments);
     expect(await follower.followDue()).toEqual({ reads: 1, changes: 0 });
-    expect(store.followUps.get(1)?.lastError).toMatch(/^could not read \/payouts: /);
+    expect(whyNothing(store, 1)).toMatch(/^could not read \/payouts: /);
     expect(store.followUps.get(1)?.stopped).toBeUndefined();
     expect(store.deliveries.told).toEqual([]);
     await follower.followDue();
@@ -165,7 +172,7 @@ describe('Follower', () => {
       ]),
     );
     expect(await follower.followDue()).toEqual({ reads: 1, changes: 0 });
-    expect(store.followUps.get(1)?.lastError).toMatch(/^2 records in \/payouts could be it/);
+    expect(whyNothing(store, 1)).toMatch(/^2 records in \/payouts could be it/);
     expect(store.followUps.get(1)?.status).toBe('pending');
   });
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { recordIn } from '../../src/app/follow-up.ts';
+import { type RecordInList, recordIn } from '../../src/app/follow-up.ts';
 import { CLOCK_SKEW_MS, matchRecords } from '../../src/app/record-matching.ts';
+import type { ListUnfinished } from '../../src/domain/list-findings.ts';
 import type { WriteOperationId } from '../../src/domain/operations.ts';
 import { nextPageOf } from '../../src/payments/response-shape.ts';
+import { followLookErrorText } from '../../src/slack/text/list-findings.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 
 const APPROVED_AT = '2025-03-01T12:00:00.000Z';
@@ -277,7 +279,11 @@ describe('the guards reconciliation and following share', () => {
   });
 
   it('takes nothing from a list read in part', () => {
-    const unfinished = 'page 2 could not be read (timeout)';
+    const unfinished: ListUnfinished = {
+      code: 'page_unread',
+      page: 2,
+      error: { code: 'payments.timeout' },
+    };
     const read = { records: [listed(account)], unfinished };
     expect(matchRecords(payout, read, new Set())).toMatchObject({
       kind: 'unfinished',
@@ -287,22 +293,22 @@ describe('the guards reconciliation and following share', () => {
   });
 
   it('following learns a record only as reconciliation would take it', () => {
-    const where = '/payouts';
-    const whole = (records: unknown[]) => ({ records, unfinished: undefined });
+    const list = 'listPayouts';
+    const whole = (records: unknown[]) => ({ records, pages: 1, unfinished: undefined });
+    /** Why it is not taken, as its follow-up's history says. */
+    const why = (found: RecordInList) =>
+      found.kind === 'unsure' ? followLookErrorText(found.why) : found.kind;
     const { created_at: _time, ...undated } = listed(account, { status: 'returned' });
-    expect(recordIn(whole([undated]), sent, new Set(), where)).toEqual({
-      kind: 'unsure',
-      why: 'po_1 in /payouts matches it but shows no creation time, so it may be an earlier payment; payops does not take it',
-    });
+    expect(why(recordIn(whole([undated]), sent, new Set(), list))).toBe(
+      'po_1 in /payouts matches it but shows no creation time, so it may be an earlier payment; payops does not take it',
+    );
     const dated = listed(account, { created_at: at(1) });
-    expect(recordIn(whole([dated]), sent, new Set(['po_1']), where)).toEqual({ kind: 'absent' });
-    expect(
-      recordIn({ records: [dated], unfinished: 'page 2 is unread' }, sent, new Set(), where),
-    ).toEqual({
-      kind: 'unsure',
-      why: 'one record (po_1) matches among 1 records of /payouts read, but page 2 is unread; payops does not take it',
-    });
-    expect(recordIn(whole([dated]), sent, new Set(), where)).toEqual({
+    expect(recordIn(whole([dated]), sent, new Set(['po_1']), list)).toEqual({ kind: 'absent' });
+    const unfinished: ListUnfinished = { code: 'no_list', page: 2 };
+    expect(why(recordIn({ ...whole([dated]), unfinished }, sent, new Set(), list))).toBe(
+      'one record (po_1) matches among 1 records of /payouts read, but page 2 holds no list payops can read; payops does not take it',
+    );
+    expect(recordIn(whole([dated]), sent, new Set(), list)).toEqual({
       kind: 'found',
       record: dated,
     });
@@ -350,7 +356,13 @@ describe('the next page of a list, from its reply', () => {
 
   it('does not follow a link to another list, nor has_more without an id', () => {
     const elsewhere = { data: items, links: { next: 'https://other.example/v2/transfers?c=1' } };
-    expect(nextPageOf(elsewhere, items, '/payouts').kind).toBe('unfollowable');
-    expect(nextPageOf({ data: [{}], has_more: true }, [{}], '/payouts').kind).toBe('unfollowable');
+    expect(nextPageOf(elsewhere, items, '/payouts')).toEqual({
+      kind: 'unfollowable',
+      why: { code: 'other_address', path: '/v2/transfers' },
+    });
+    expect(nextPageOf({ data: [{}], has_more: true }, [{}], '/payouts')).toEqual({
+      kind: 'unfollowable',
+      why: { code: 'no_way_to_ask' },
+    });
   });
 });

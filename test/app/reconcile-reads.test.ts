@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MAX_RECONCILE_PAGES, reconcile, SharedListReads } from '../../src/app/reconcile.ts';
 import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { ServerError } from '../../src/payments/errors.ts';
+import { reconciliationDetailText } from '../../src/slack/text/list-findings.ts';
 import { FakePayments } from '../fakes/payments.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
 import { storedRequest } from '../helpers/requests.ts';
@@ -49,7 +50,7 @@ describe('reconcile', () => {
     });
     const checked = await reconcile(payments, unknownPayout(), NONE_TAKEN);
     expect(checked.result).toBe('check_failed');
-    expect(checked.detail).toMatch(/^could not read \/payouts: /);
+    expect(reconciliationDetailText(checked)).toMatch(/^could not read \/payouts: /);
   });
 
   it('calls a list read only in part, its next page unreadable, a failed check', async () => {
@@ -60,7 +61,7 @@ describe('reconcile', () => {
     });
     const checked = await reconcile(payments, unknownPayout(), NONE_TAKEN);
     expect(checked.result).toBe('check_failed');
-    expect(checked.detail).toContain('page 2 could not be read');
+    expect(reconciliationDetailText(checked)).toContain('page 2 could not be read');
   });
 
   it('follows the pages a list points to, and reads at most MAX_RECONCILE_PAGES of them', async () => {

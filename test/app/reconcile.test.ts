@@ -9,6 +9,7 @@ import {
   SANDBOX_IDS,
   startPaymentsSandbox,
 } from '../../src/rehearsal/sandbox/payments-api.ts';
+import { reconciliationDetailText } from '../../src/slack/text/list-findings.ts';
 import { clientFor, EXAMPLE_CALLS, sandboxAndClient } from '../helpers/payments.ts';
 import { testSigner } from '../helpers/requests.ts';
 
@@ -158,7 +159,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
       const result = await reconcile(payments.client, request, NONE_TAKEN);
       expect(result).toMatchObject({ result: 'found', providerStatus: 'pending' });
       expect(result.providerId).toMatch(/^po_/);
-      expect(result.detail).toContain('beneficiary_account shown only in part');
+      expect(reconciliationDetailText(result)).toContain('beneficiary_account shown only in part');
       expect(payoutReads() - before).toBeGreaterThanOrEqual(2);
     },
   );
@@ -169,7 +170,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(result.result).toBe('ambiguous');
     expect(result.providerId).toBeUndefined();
-    expect(result.detail).toMatch(
+    expect(reconciliationDetailText(result)).toMatch(
       /^po_\w+ in \/payouts matches it but shows no creation time, so it may be an earlier payment/,
     );
   });
@@ -185,7 +186,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     payments.sandbox.setListView({ pageSize: 2, bankingNumbers: 'masked', shortAmounts: true });
     const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(result.result).toBe('ambiguous');
-    expect(result.detail).toMatch(
+    expect(reconciliationDetailText(result)).toMatch(
       /^2 records among \d+ records on \d+ pages of \/payouts match it equally \(po_\w+, po_\w+\)/,
     );
   });
@@ -200,7 +201,7 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(payoutReads() - before).toBe(MAX_RECONCILE_PAGES);
     expect(result.result).toBe('check_failed');
-    expect(result.detail).toContain(
+    expect(reconciliationDetailText(result)).toContain(
       `payops reads at most ${MAX_RECONCILE_PAGES} pages and the list goes on`,
     );
   });
@@ -211,7 +212,9 @@ describe('reconciliation against lists shown as a provider shows them', () => {
     payments.sandbox.setListView({ pageSize: 1, renames: { created_at: 'made' } });
     const result = await reconcile(payments.client, request, NONE_TAKEN);
     expect(result.result).toBe('check_failed');
-    expect(result.detail).toMatch(/^one record \(po_\w+\) matches among 10 records on 10 pages/);
+    expect(reconciliationDetailText(result)).toMatch(
+      /^one record \(po_\w+\) matches among 10 records on 10 pages/,
+    );
   });
 });
 
@@ -311,7 +314,7 @@ describe('reconciliation of a list reply that does not say it is whole', () => {
     try {
       const result = await reconcile(provider.client, request, NONE_TAKEN);
       expect(result.result).toBe('check_failed');
-      expect(result.detail).toMatch(detail);
+      expect(reconciliationDetailText(result)).toMatch(detail);
     } finally {
       await provider.close();
     }

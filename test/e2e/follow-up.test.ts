@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
 import { SANDBOX_KEY } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { followLookErrorText } from '../../src/slack/text/list-findings.ts';
 import { sleep } from '../helpers/bot-process.ts';
 import { ask } from '../helpers/slack.ts';
 
@@ -350,7 +351,7 @@ describe('following a submitted payout to its final status', () => {
         const follow = (await r.bot.store.get(payout.id))?.follow;
         return follow?.lastCheckedAt ? follow : undefined;
       }, 'a look at the list');
-      expect(looked.lastError).toBe(
+      expect(looked.lastError && followLookErrorText(looked.lastError)).toBe(
         `${old} in /payouts matches it but shows no creation time, so it may be an earlier payment; payops does not take it`,
       );
       await sleep(INTERVAL_MS * LOOKS);

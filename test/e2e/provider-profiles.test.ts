@@ -19,6 +19,7 @@ import {
   SANDBOX_IDS,
 } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
+import { reconciliationDetailText } from '../../src/slack/text/list-findings.ts';
 import { approvalMessageTs, ask } from '../helpers/slack.ts';
 
 /**
@@ -218,10 +219,8 @@ describe.concurrent.each(PROFILE_NAMES)('against the %s provider', (name) => {
         await cardShows(ts, /found\* a matching operation/);
         return;
       }
-      expect(reconciliation, JSON.stringify(reconciliation)).toMatchObject({
-        result: 'ambiguous',
-        detail: expect.stringContaining('shows no creation time'),
-      });
+      expect(reconciliation, JSON.stringify(reconciliation)).toMatchObject({ result: 'ambiguous' });
+      expect(reconciliationDetailText(reconciliation)).toContain('shows no creation time');
       expect(reconciliation.providerId).toBeUndefined();
       const resolved = await ask(r, `resolve ${id} executed listed as paid to ••••6789`, {
         userId: 'U0CAROL',

@@ -5,6 +5,7 @@ import type {
   StatusChange,
 } from '../../src/app/follow-port.ts';
 import { type FollowStop, MISSING_EVENT, STOPPED_EVENT } from '../../src/domain/follow.ts';
+import type { FollowLookError } from '../../src/domain/list-findings.ts';
 import type { OperationId } from '../../src/domain/operations.ts';
 import { RecordedDeliveries } from './slack-deliveries.ts';
 
@@ -26,7 +27,7 @@ export interface FakeFollowUp {
   nextLookAt: number;
   listedBefore: boolean;
   missingTold: boolean;
-  lastError: string | undefined;
+  lastError: FollowLookError | undefined;
 }
 
 /**

@@ -56,24 +56,6 @@ const ALLOWED: readonly Allowed[] = [
     reason:
       "the provider errors' words, embedded by app-layer findings and reports: to move to src/slack/text/provider-errors.ts",
   },
-  {
-    file: 'src/app/reconcile.ts',
-    reason:
-      'reconciliation findings, stored with the request and shown on its card: to move to src/slack/text',
-  },
-  {
-    file: 'src/app/record-matching.ts',
-    reason: 'reconciliation findings (see src/app/reconcile.ts)',
-  },
-  {
-    file: 'src/app/follow-up.ts',
-    reason: 'follow-up findings, shown on the card: to move to src/slack/text',
-  },
-  {
-    file: 'src/payments/response-shape.ts',
-    reason:
-      "a list's unfollowable next page, told in reconciliation findings (see src/app/reconcile.ts)",
-  },
 ];
 
 /** At least four words: a phrase a person reads, not a name, a key or a format. */

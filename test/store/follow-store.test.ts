@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderOutcome } from '../../src/domain/approval.ts';
+import type { FollowLookError } from '../../src/domain/list-findings.ts';
 import { FollowStore } from '../../src/store/follow-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -216,6 +217,21 @@ describe.each(engines())('follow-ups on %s', (engine) => {
     expect(await notices(listed)).toEqual(['submitted', 'provider_missing']);
     expect(await notices(neverListed)).toEqual(['submitted']);
     expect((await requests.get(listed))?.follow?.disappearedAt).toEqual(expect.any(String));
+  });
+
+  it('keeps why a look learnt nothing as its data, until a look learns something', async () => {
+    const id = await submitted();
+    await follows.claimDue('A', 60_000, 0, 1000);
+    const error: FollowLookError = {
+      code: 'partly_read',
+      list: 'listPayouts',
+      unfinished: { code: 'page_unread', page: 2, error: { code: 'payments.timeout' } },
+    };
+    await follows.recordLooks('A', [{ requestId: id, listed: false, error }], 0);
+    expect((await requests.get(id))?.follow?.lastError).toEqual(error);
+    await follows.claimDue('A', 60_000, 0, 1000);
+    await follows.recordLooks('A', [{ requestId: id, listed: true }], 0);
+    expect((await requests.get(id))?.follow?.lastError).toBeUndefined();
   });
 
   it('following stops at the time limit, told once', async () => {

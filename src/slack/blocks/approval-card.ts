@@ -22,6 +22,7 @@ import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
 import { mixedScripts, scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION, approveButtonValue } from '../interaction-ids.ts';
+import { reconciliationDetailText } from '../text/list-findings.ts';
 import { followNoticeText, providerStatusLine } from './follow-lines.ts';
 import {
   amountText,
@@ -531,7 +532,7 @@ function reconciliationText(
   if (reconciliation === undefined) {
     return 'Reconciliation: not checked yet — payops looks for a matching operation at the provider.';
   }
-  const detail = freeText(reconciliation.detail, 600);
+  const detail = freeText(reconciliationDetailText(reconciliation), 600);
   const tail = detail === '' ? '' : ` ${detail}`;
   if (reconciliation.resolvedBy) {
     const verdict =

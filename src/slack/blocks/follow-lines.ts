@@ -1,4 +1,5 @@
 import { type ProviderFollow, parseFollowEvent } from '../../domain/follow.ts';
+import { followLookErrorText } from '../text/list-findings.ts';
 import { code, dateText, escapeMrkdwn, freeText, inlineText } from './format.ts';
 
 /**
@@ -91,7 +92,7 @@ export function providerHistoryLines(follow: ProviderFollow): string[] {
   );
   const id = follow.providerId ? ` ${code(follow.providerId)}` : '';
   const lastLook = follow.lastCheckedAt ? ` Last look ${when(follow.lastCheckedAt)}` : '';
-  const why = follow.lastError ? `: ${freeText(follow.lastError, 300)}` : '';
+  const why = follow.lastError ? `: ${freeText(followLookErrorText(follow.lastError), 300)}` : '';
   return [
     `*Provider status history*${id}`,
     ...(seen.length > 0 ? seen : ['_No status seen yet._']),

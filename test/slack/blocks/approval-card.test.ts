@@ -8,6 +8,7 @@ import {
   TRANSITIONS,
 } from '../../../src/domain/approval.ts';
 import type { ProviderFollow } from '../../../src/domain/follow.ts';
+import type { ReconciliationFinding } from '../../../src/domain/list-findings.ts';
 import { BANKING_FIELDS, isWrite, OPERATION_IDS } from '../../../src/domain/operations.ts';
 import {
   MAX_BODY_LENGTH,
@@ -507,15 +508,31 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
     ).text;
 
   it('an unknown outcome states what reconciliation found: the id, nothing yet, or a failed check', () => {
+    const read = { list: 'listPayouts', records: 3, pages: 1 } as const;
+    const findings: Record<string, ReconciliationFinding> = {
+      found: { code: 'found', list: 'listPayouts', record: { id: 'po_77' }, partial: [] },
+      not_found: { code: 'not_found', read },
+      check_failed: {
+        code: 'read_failed',
+        list: 'listPayouts',
+        error: { code: 'payments.timeout' },
+      },
+    };
     const reconciled = (result: 'found' | 'not_found' | 'check_failed') =>
       unknownWith({
         result,
         providerId: result === 'found' ? 'po_77' : undefined,
         providerStatus: result === 'found' ? 'processing' : undefined,
-        detail: 'checked GET /payouts',
+        finding: findings[result],
       });
     expect(reconciled('found')).toContain(
-      '*found* a matching operation, so it was executed (provider id `po_77` · provider status `processing`). checked GET /payouts',
+      '*found* a matching operation, so it was executed (provider id `po_77` · provider status `processing`). po_77 in /payouts shows it: it was executed',
+    );
+    expect(reconciled('not_found')).toContain(
+      'no record among 3 records on 1 page of /payouts shows it yet; it may still appear — payops checks again',
+    );
+    expect(reconciled('check_failed')).toContain(
+      'could not read /payouts: The Payments API did not answer in time.',
     );
     expect(reconciled('not_found')).toContain('*not found yet*');
     expect(reconciled('check_failed')).toContain('*the check failed*');

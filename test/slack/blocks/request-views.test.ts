@@ -203,7 +203,11 @@ describe('/pay request N of a followed payout', () => {
         lastCheckedAt: '2026-03-01T10:06:00.000Z',
         lastListedAt: '2026-03-01T10:05:00.000Z',
         disappearedAt: undefined,
-        lastError: 'could not read /payouts: the provider is unavailable',
+        lastError: {
+          code: 'read_failed',
+          list: 'listPayouts',
+          error: { code: 'payments.server_error', status: 503 },
+        },
         stoppedReason: undefined,
         stoppedAt: undefined,
       },
@@ -211,6 +215,8 @@ describe('/pay request N of a followed payout', () => {
     const { text } = rendered(renderRequestDetail(request, [], '/pay'));
     expect(text).toContain('*Provider status history* `po_1`');
     expect(text.indexOf('`pending`')).toBeLessThan(text.indexOf('`processing`'));
-    expect(text).toContain('could not read /payouts: the provider is unavailable');
+    expect(text).toContain(
+      'could not read /payouts: The Payments API failed with an internal error (503).',
+    );
   });
 });

@@ -23,6 +23,7 @@ import { HomeRefresher } from './slack/home-refresher.ts';
 import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
 import { SlackRateLimiter } from './slack/rate-limits.ts';
 import type { Replays } from './slack/request-edge.ts';
+import { outcomeWords } from './slack/text/outcomes.ts';
 import { providerErrorText } from './slack/text/provider-errors.ts';
 import { FollowStore } from './store/follow-store.ts';
 import { HomeStore } from './store/home-store.ts';
@@ -175,6 +176,7 @@ async function build(
     logger,
     ...(options.now ? { now: options.now } : {}),
     remind: (now) => remindDue(db, now, config.approvals.remindAfterMs),
+    outcomeWords: outcomeWords(config.slack.command),
   });
   const home = new HomeRefresher({
     homes: new HomeStore(db),

@@ -19,6 +19,7 @@ import { WindowChangedError } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision } from './access.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget } from './outbox-port.ts';
+import type { OutcomeNote, OutcomeWords } from './outcome-words-port.ts';
 import type { ApiResponse, PaymentsPort } from './payments-port.ts';
 import { balanceCheck, movesMoney } from './preflight.ts';
 import { reconcile, SharedListReads } from './reconcile.ts';
@@ -57,6 +58,8 @@ export interface WorkflowDeps {
   now?: () => Date;
   /** Queues the approvers' reminders due at `now` (src/store/reminder-store.ts); at each sweep. */
   remind?: (now: Date) => Promise<number>;
+  /** The words of what payops itself says of an outcome, stored with it as told. */
+  outcomeWords: OutcomeWords;
 }
 
 /**
@@ -114,10 +117,6 @@ const FINISH_RETRY_MS = 1_000;
 const CARD_RECORDED_WITHIN_MS = 3_000;
 const CARD_RECORDED_POLL_MS = 100;
 const RECHECK_FOR_MS = 7 * 24 * 3_600_000;
-
-/** Told on the card, in the thread and in the audit log when a request's seal does not hold. */
-const SEAL_BROKEN_STOP =
-  "The stored request no longer matches what was approved: someone changed it in payops's database. Approvers: find out who can write there before approving anything else; the requester may request it again.";
 
 export class ApprovalWorkflow {
   readonly #deps: WorkflowDeps;
@@ -395,13 +394,13 @@ export class ApprovalWorkflow {
     claimToken: string,
     claimStartedAt: number,
   ): Promise<PaymentRequest> {
-    const { client, logger } = this.#deps;
+    const { client, logger, outcomeWords: words } = this.#deps;
     const log = logger.child({ requestId: request.id, operationId: request.operationId });
     const cleared = await this.#clearToSend(request, claimToken, log);
     if (!cleared.send) {
       // Known not sent: recorded as such at once. If even that fails, the lease's end finds a
       // claim never let out and records the same (`recoverStale`).
-      return this.#finish(request, 'failed', { message: cleared.reason }).catch(
+      return this.#finish(request, 'failed', { message: words(cleared.stop) }).catch(
         (error: unknown) => {
           log.error({ err: error }, 'could not record a write that was not sent; the sweep will');
           return request;
@@ -421,7 +420,7 @@ export class ApprovalWorkflow {
         !(error instanceof OutcomeUnknownError) &&
         error.outcome === 'not_executed'
       ) {
-        return this.#finish(request, 'failed', outcomeOf(error));
+        return this.#finish(request, 'failed', outcomeOf(error, words));
       }
       // Anything else after the claim — including our own unexpected failure — may have sent it.
       log.error({ err: error }, 'write outcome unknown; reconciling, never retrying');
@@ -429,8 +428,8 @@ export class ApprovalWorkflow {
         request,
         'unknown',
         error instanceof PaymentsApiError
-          ? outcomeOf(error)
-          : { message: 'payops failed while sending it' },
+          ? outcomeOf(error, words)
+          : { message: words({ code: 'send_failed' }) },
       );
       return this.#reconcile(unknown);
     }
@@ -442,7 +441,7 @@ export class ApprovalWorkflow {
       requestId: response.requestId,
       providerId: identity.id,
       providerStatus: identity.status,
-      ...(cleared.note && { message: cleared.note }),
+      ...(cleared.note && { message: words(cleared.note) }),
     });
   }
 
@@ -455,11 +454,11 @@ export class ApprovalWorkflow {
     request: PaymentRequest,
     claimToken: string,
     log: Logger,
-  ): Promise<{ send: true; note?: string | undefined } | { send: false; reason: string }> {
-    const notSent = (reason: string) => ({ send: false as const, reason });
+  ): Promise<{ send: true; note?: OutcomeNote | undefined } | { send: false; stop: OutcomeNote }> {
+    const notSent = (stop: OutcomeNote) => ({ send: false as const, stop });
     if (!this.#sealHolds(request)) {
       log.error('the stored request does not match its seal; not sent');
-      return notSent(SEAL_BROKEN_STOP);
+      return notSent({ code: 'seal_broken' });
     }
     // What is sent must be byte for byte what was approved, by every approver counted: the
     // keys are not in the database, so a changed payload or approval cannot be made to match.
@@ -474,33 +473,25 @@ export class ApprovalWorkflow {
       approvers.size < request.requiredApprovals
     ) {
       log.error('payload or approvals do not match what was approved; not sent');
-      return notSent(
-        'The stored payload or its approvals no longer match what was approved; nothing was sent.',
-      );
+      return notSent({ code: 'approval_mismatch' });
     }
     const balance = await this.#balanceNow(request, log);
-    if (balance?.outcome === 'failed') {
-      return notSent(
-        `The wallet's balance is now too low (${balance.detail}): nothing was sent. Make a new request when the funds are there.`,
-      );
-    }
+    if (balance?.outcome === 'failed') return notSent({ code: 'balance_too_low', balance });
     try {
       const fence = await this.#deps.store.markSending(request.id, claimToken, this.#deps.leaseMs);
       if (fence.kind !== 'send') {
-        log.warn({ reason: fence.reason }, 'claimed write not sent');
-        return notSent(fence.reason);
+        log.warn({ stop: fence.stop }, 'claimed write not sent');
+        return notSent(fence.stop);
       }
     } catch (error) {
       log.error({ err: error }, 'the store failed before the write was sent; not sent');
-      return notSent(
-        'payops could not reach its database right before sending it: nothing was sent. Make a new request if it is still wanted.',
-      );
+      return notSent({ code: 'store_unreachable' });
     }
     return {
       send: true,
       note:
         balance && balance.outcome !== 'passed'
-          ? `The balance was not compared right before sending (${balance.detail}): it was sent as approved.`
+          ? { code: 'balance_unchecked', balance }
           : undefined,
     };
   }
@@ -523,7 +514,7 @@ export class ApprovalWorkflow {
     ).catch(() => undefined)) ?? {
       name: 'balance',
       outcome: 'unchecked',
-      detail: 'no answer in time',
+      finding: { code: 'balance_timed_out' },
     };
     if (check.outcome !== 'passed') log.warn({ balance: check }, 'balance re-check before sending');
     return check;
@@ -684,12 +675,17 @@ function pendingRefusal(request: PaymentRequest): Refusal | undefined {
     : { code: 'already_decided', id: request.id, status: request.status };
 }
 
-/** What the provider said, scrubbed: no secret it echoed, no account-like number. */
-function outcomeOf(error: PaymentsApiError): ProviderOutcome {
+/**
+ * What the provider said, scrubbed: no secret it echoed, no account-like number; the error's
+ * words where it gave none of its own.
+ */
+function outcomeOf(error: PaymentsApiError, words: OutcomeWords): ProviderOutcome {
   return {
     status: error.status,
     requestId: error.requestId,
     code: scrub(error.providerCode ?? error.code),
-    message: scrub(error.providerMessage ?? error.userMessage()),
+    message: scrub(
+      error.providerMessage ?? words({ code: 'provider_error', error: error.facts() }),
+    ),
   };
 }

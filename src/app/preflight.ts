@@ -1,5 +1,5 @@
-import type { PreflightCheck, WriteIntent } from '../domain/approval.ts';
-import { compareDecimal, plainDecimal, providerAmountText, readAmount } from '../domain/decimal.ts';
+import type { PreflightCheck, PreflightFinding, WriteIntent } from '../domain/approval.ts';
+import { compareDecimal, plainDecimal, readAmount } from '../domain/decimal.ts';
 import { OPERATIONS } from '../domain/operations.ts';
 import type { PaymentsClient } from '../payments/client.ts';
 
@@ -101,7 +101,7 @@ export async function balanceCheck(
 interface Amount {
   amount: string;
   currency: string | undefined;
-  /** What the write is called in a sentence: `payout`, `transfer`… */
+  /** What the write is called in a finding: `payout`, `transfer` or `request`. */
   what: string;
 }
 
@@ -142,20 +142,20 @@ async function walletChecks(
           name: 'wallet',
           outcome: 'failed',
           certain: true,
-          detail: `the provider has no wallet ${walletId}`,
+          finding: { code: 'no_wallet', walletId },
         },
       ];
     }
-    const why = `could not read the wallet's balance: ${reasonOf(error)}`;
+    const finding = readFailed('balance', error);
     return [
-      { name: 'wallet', outcome: 'unchecked', detail: why },
-      ...(amount ? [{ name: 'balance' as const, outcome: 'unchecked' as const, detail: why }] : []),
+      { name: 'wallet', outcome: 'unchecked', finding },
+      ...(amount ? [{ name: 'balance' as const, outcome: 'unchecked' as const, finding }] : []),
     ];
   }
   const wallet: PreflightCheck = {
     name: 'wallet',
     outcome: 'passed',
-    detail: `${walletId} exists`,
+    finding: { code: 'wallet_exists', walletId },
   };
   return amount ? [wallet, balanceOf(body, amount)] : [wallet];
 }
@@ -167,25 +167,21 @@ async function walletChecks(
  */
 function balanceOf(body: unknown, { amount, currency, what }: Amount): PreflightCheck {
   const rows = balanceRows(body);
-  const unchecked = (detail: string): PreflightCheck => ({
+  const unchecked = (finding: PreflightFinding): PreflightCheck => ({
     name: 'balance',
     outcome: 'unchecked',
-    detail,
+    finding,
   });
-  if (rows.length === 0) return unchecked('the balance reply does not show amounts by currency');
-  if (!currency) return unchecked(`the ${what} names no currency to compare with`);
+  if (rows.length === 0) return unchecked({ code: 'balance_shape_unknown' });
+  if (!currency) return unchecked({ code: 'no_currency', what });
   const same = rows.filter((row) => row.currency === currency);
   if (same.length === 0) {
     const otherCase = rows.find((row) => row.currency.toUpperCase() === currency.toUpperCase());
     if (otherCase) {
-      return unchecked(
-        `the wallet's balance is in ${otherCase.currency}; the ${what} says ${currency}, which is not the same text: the provider may refuse it`,
-      );
+      return unchecked({ code: 'currency_case', held: otherCase.currency, currency, what });
     }
-    const held = rows.map((row) => providerAmountText(row.shown, row.currency)).join(', ');
-    return unchecked(
-      `the wallet holds ${held}; the ${what} is in ${currency}: payops cannot compare them`,
-    );
+    const held = rows.map((row) => ({ amount: row.shown, currency: row.currency }));
+    return unchecked({ code: 'other_currencies', held, currency, what });
   }
   const wanted = plainDecimal(amount) ?? amount;
   const most = same.reduce((a, b) => (compareDecimal(b.available, a.available) > 0 ? b : a));
@@ -193,13 +189,13 @@ function balanceOf(body: unknown, { amount, currency, what }: Amount): Preflight
     return {
       name: 'balance',
       outcome: 'failed',
-      detail: `${providerAmountText(most.shown, currency)} available, less than the ${amount} requested`,
+      finding: { code: 'insufficient', available: most.shown, currency, requested: amount },
     };
   }
   return {
     name: 'balance',
     outcome: 'passed',
-    detail: `${providerAmountText(most.shown, currency)} available`,
+    finding: { code: 'available', available: most.shown, currency },
   };
 }
 
@@ -236,28 +232,36 @@ function mapRows(balances: JsonRecord): JsonRecord[] {
   );
 }
 
-async function recipientCheck(client: Reader, id: string): Promise<PreflightCheck> {
+async function recipientCheck(client: Reader, recipientId: string): Promise<PreflightCheck> {
   try {
     const record = findRecord(
-      (await client.call('getRecipient', { path: { externalAccountId: id } })).body,
+      (await client.call('getRecipient', { path: { externalAccountId: recipientId } })).body,
     );
     const { status } = recordIdentity(record);
     if (status === undefined) {
       return {
         name: 'recipient',
         outcome: 'passed',
-        detail: `${id} exists (its status is not shown)`,
+        finding: { code: 'recipient_exists', recipientId },
       };
     }
     if (ACTIVE.test(status)) {
-      return { name: 'recipient', outcome: 'passed', detail: `${id} is ${status}` };
+      return {
+        name: 'recipient',
+        outcome: 'passed',
+        finding: { code: 'recipient_active', recipientId, status },
+      };
     }
     return INACTIVE.test(status)
-      ? { name: 'recipient', outcome: 'failed', detail: `${id} is ${status}, not active` }
+      ? {
+          name: 'recipient',
+          outcome: 'failed',
+          finding: { code: 'recipient_inactive', recipientId, status },
+        }
       : {
           name: 'recipient',
           outcome: 'unchecked',
-          detail: `${id} is ${status}: payops does not know whether that status can be paid`,
+          finding: { code: 'recipient_status_unknown', recipientId, status },
         };
   } catch (error) {
     if (isNotFound(error)) {
@@ -265,14 +269,10 @@ async function recipientCheck(client: Reader, id: string): Promise<PreflightChec
         name: 'recipient',
         outcome: 'failed',
         certain: true,
-        detail: `the provider has no recipient ${id}`,
+        finding: { code: 'no_recipient', recipientId },
       };
     }
-    return {
-      name: 'recipient',
-      outcome: 'unchecked',
-      detail: `could not read the recipient: ${reasonOf(error)}`,
-    };
+    return { name: 'recipient', outcome: 'unchecked', finding: readFailed('recipient', error) };
   }
 }
 
@@ -281,17 +281,17 @@ async function corridorChecks(
   corridorId: string,
   rail: string | undefined,
 ): Promise<PreflightCheck[]> {
-  const unchecked = (detail: string): PreflightCheck[] => [
-    { name: 'corridor', outcome: 'unchecked', detail },
+  const unchecked = (finding: PreflightFinding): PreflightCheck[] => [
+    { name: 'corridor', outcome: 'unchecked', finding },
   ];
   let body: unknown;
   try {
     body = (await client.call('listCorridors')).body;
   } catch (error) {
-    return unchecked(`could not list corridors: ${reasonOf(error)}`);
+    return unchecked(readFailed('corridors', error));
   }
   const list = findList(body);
-  if (!list) return unchecked('the corridor list is not in a shape payops reads');
+  if (!list) return unchecked({ code: 'corridor_list_shape_unknown' });
   const corridor = list.items.find((item) => recordIdentity(item).id === corridorId);
   if (!isRecord(corridor)) {
     // Absent from a list is evidence only when the list is whole and shows every corridor's id.
@@ -300,17 +300,11 @@ async function corridorChecks(
       (list.total === undefined || list.total <= list.items.length) &&
       list.items.every((item) => recordIdentity(item).id !== undefined);
     return whole
-      ? [
-          {
-            name: 'corridor',
-            outcome: 'failed',
-            detail: `${corridorId} is not among the provider's corridors`,
-          },
-        ]
-      : unchecked(`${corridorId} is not on the part of the corridor list payops could read`);
+      ? [{ name: 'corridor', outcome: 'failed', finding: { code: 'no_corridor', corridorId } }]
+      : unchecked({ code: 'corridor_not_seen', corridorId });
   }
   const checks: PreflightCheck[] = [
-    { name: 'corridor', outcome: 'passed', detail: `${corridorId} exists` },
+    { name: 'corridor', outcome: 'passed', finding: { code: 'corridor_exists', corridorId } },
   ];
   const rails = railsOf(corridor);
   if (rail && rails.length > 0) checks.push(railCheck(corridorId, rails, rail));
@@ -320,20 +314,20 @@ async function corridorChecks(
 /** The rail as the request writes it, among the corridor's: `ACH` listed is not `ach` sent. */
 function railCheck(corridorId: string, rails: string[], rail: string): PreflightCheck {
   if (rails.includes(rail)) {
-    return { name: 'rail', outcome: 'passed', detail: `${corridorId} lists ${rail}` };
+    return { name: 'rail', outcome: 'passed', finding: { code: 'rail_listed', corridorId, rail } };
   }
   const otherCase = rails.find((each) => each.toLowerCase() === rail.toLowerCase());
   if (otherCase) {
     return {
       name: 'rail',
       outcome: 'unchecked',
-      detail: `${corridorId} lists ${otherCase}; the request says ${rail}, which is not the same text: the provider may refuse it`,
+      finding: { code: 'rail_case', corridorId, listed: otherCase, rail },
     };
   }
   return {
     name: 'rail',
     outcome: 'failed',
-    detail: `${corridorId} lists ${rails.join(', ')}, not ${rail}`,
+    finding: { code: 'rail_not_listed', corridorId, rails, rail },
   };
 }
 
@@ -358,6 +352,11 @@ function isNotFound(error: unknown): boolean {
   return error instanceof PaymentsApiError && error.status === 404;
 }
 
-function reasonOf(error: unknown): string {
-  return error instanceof PaymentsApiError ? error.userMessage() : 'payops failed to ask';
+/** A read that failed, with the provider's error; none when payops itself failed to ask. */
+function readFailed(read: 'balance' | 'recipient' | 'corridors', error: unknown): PreflightFinding {
+  return {
+    code: 'read_failed',
+    read,
+    ...(error instanceof PaymentsApiError && { error: error.facts() }),
+  };
 }

@@ -47,7 +47,7 @@ export type Preparation =
   /** The same write is being sent, or its outcome is unknown and unsettled. */
   | { kind: 'held'; twin: UnsettledTwin }
   /** A pre-flight check failed beyond doubt, or any did under `strict`. */
-  | { kind: 'refused'; reason: string; checks: PreflightCheck[] };
+  | { kind: 'refused'; refusing: PreflightCheck[]; checks: PreflightCheck[] };
 
 /** Wallet names shown on cards are display only: one list serves the requests of a minute. */
 const WALLET_NAMES_FOR_MS = 60_000;
@@ -103,13 +103,7 @@ export class RequestPreparation {
     const refusing = checks.filter(
       (check) => check.outcome === 'failed' && (check.certain || this.#deps.preflight === 'strict'),
     );
-    if (refusing.length > 0) {
-      return {
-        kind: 'refused',
-        reason: refusing.map((check) => check.detail).join('; '),
-        checks,
-      };
-    }
+    if (refusing.length > 0) return { kind: 'refused', refusing, checks };
     const payee =
       keys.payeeTag === undefined
         ? undefined

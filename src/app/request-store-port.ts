@@ -7,6 +7,7 @@ import type {
 import type {
   ApprovalChecks,
   CountApprovalResult,
+  FenceResult,
   FreezeState,
   NewRequest,
 } from '../store/request-store.ts';
@@ -21,6 +22,8 @@ export type {
   ApprovalChecks,
   ApprovalRule,
   CountApprovalResult,
+  FenceResult,
+  FenceStop,
   FreezeState,
   NewRequest,
 } from '../store/request-store.ts';
@@ -67,11 +70,7 @@ export interface RequestStorePort extends RequestLookup, PayeeHistoryPort {
    * The claim holder's last word before its one call: sent only if it still holds the claim
    * (`claimToken`, within `leaseMs`), it was not sent yet and payments are not frozen.
    */
-  markSending(
-    id: number,
-    claimToken: string,
-    leaseMs: number,
-  ): Promise<{ kind: 'send' } | { kind: 'refused'; reason: string }>;
+  markSending(id: number, claimToken: string, leaseMs: number): Promise<FenceResult>;
   /** executing → what the call's answer says. */
   finishExecution(
     id: number,

@@ -2,6 +2,7 @@ import type { ProviderFollow } from './follow.ts';
 import type { ReconciliationFinding } from './list-findings.ts';
 import type { WriteOperationId } from './operations.ts';
 import type { PayeeCheck } from './payee.ts';
+import type { ProviderErrorFacts } from './provider-error.ts';
 
 /**
  * A payment request and its life: one explicit state machine. A request is created pending,
@@ -152,10 +153,54 @@ export type CheckName = 'wallet' | 'balance' | 'recipient' | 'corridor' | 'rail'
 export interface PreflightCheck {
   name: CheckName;
   outcome: 'passed' | 'failed' | 'unchecked';
-  /** What was found, or why it could not be checked, in a person's words. */
-  detail: string;
+  /** What was found, or why it could not be checked (src/slack/text/preflight.ts words it). */
+  finding: PreflightFinding;
   /** Failed beyond doubt (the provider said 404): the request is refused, nothing stored. */
   certain?: boolean | undefined;
+}
+
+/**
+ * What a check found, as the data its sentence needs: ids, statuses and currencies as the
+ * provider wrote them, amounts as the provider or the request wrote them. `what` is the write
+ * in a sentence: `payout`, `transfer` or `request`.
+ */
+export type PreflightFinding =
+  // The wallet and its balance.
+  | { code: 'wallet_exists'; walletId: string }
+  | { code: 'no_wallet'; walletId: string }
+  | { code: 'available'; available: string; currency: string }
+  | { code: 'insufficient'; available: string; currency: string; requested: string }
+  | { code: 'balance_shape_unknown' }
+  | { code: 'no_currency'; what: string }
+  | { code: 'currency_case'; held: string; currency: string; what: string }
+  | { code: 'other_currencies'; held: HeldAmount[]; currency: string; what: string }
+  /** The balance read right before sending got no answer within its time. */
+  | { code: 'balance_timed_out' }
+  // The recipient.
+  | { code: 'recipient_exists'; recipientId: string }
+  | { code: 'recipient_active'; recipientId: string; status: string }
+  | { code: 'recipient_inactive'; recipientId: string; status: string }
+  | { code: 'recipient_status_unknown'; recipientId: string; status: string }
+  | { code: 'no_recipient'; recipientId: string }
+  // The corridor and its rail.
+  | { code: 'corridor_exists'; corridorId: string }
+  | { code: 'no_corridor'; corridorId: string }
+  | { code: 'corridor_not_seen'; corridorId: string }
+  | { code: 'corridor_list_shape_unknown' }
+  | { code: 'rail_listed'; corridorId: string; rail: string }
+  | { code: 'rail_case'; corridorId: string; listed: string; rail: string }
+  | { code: 'rail_not_listed'; corridorId: string; rails: string[]; rail: string }
+  /** A read that failed: the provider's error, or none when payops failed to ask. */
+  | {
+      code: 'read_failed';
+      read: 'balance' | 'recipient' | 'corridors';
+      error?: ProviderErrorFacts;
+    };
+
+/** An amount a wallet holds, as the provider wrote it. */
+export interface HeldAmount {
+  amount: string;
+  currency: string;
 }
 
 /** A window made the request need more approvals than its own amount would: the card says so. */

@@ -18,7 +18,7 @@ import { finishExecution } from './requests/finish-execution.ts';
 import { type FreezeState, loadWithFreeze, readFreeze, setFreeze } from './requests/freeze.ts';
 import { decisionsOf, listPending, pendingFor, requestsOf } from './requests/lists.ts';
 import { reencryptPayloads } from './requests/maintenance.ts';
-import { markSending } from './requests/mark-sending.ts';
+import { type FenceResult, markSending } from './requests/mark-sending.ts';
 import { payeeHistory, requestsToPayee } from './requests/payees.ts';
 import {
   listUnresolved,
@@ -33,6 +33,7 @@ export type { ApprovalChecks, ApprovalRule, CountApprovalResult } from './reques
 export type { AuditEntry } from './requests/audit.ts';
 export { type NewRequest, WindowChangedError } from './requests/create-request.ts';
 export type { FreezeState } from './requests/freeze.ts';
+export type { FenceResult, FenceStop } from './requests/mark-sending.ts';
 
 /**
  * Payment requests in SQL, one module of `requests/` per statement. Every change of status is
@@ -130,11 +131,7 @@ export class RequestStore {
     return expireDue(this.#store, { now });
   }
 
-  markSending(
-    id: number,
-    claimToken: string,
-    leaseMs: number,
-  ): Promise<{ kind: 'send' } | { kind: 'refused'; reason: string }> {
+  markSending(id: number, claimToken: string, leaseMs: number): Promise<FenceResult> {
     return markSending(this.#store.db, { id, claimToken, leaseMs });
   }
 

@@ -8,6 +8,7 @@ import {
   type PaymentsSandbox,
   startPaymentsSandbox,
 } from '../../src/rehearsal/sandbox/payments-api.ts';
+import { outcomeWords } from '../../src/slack/text/outcomes.ts';
 import type { Database, Queryable } from '../../src/store/database.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { createPayoutCalls, sleep } from '../helpers/bot-process.ts';
@@ -117,6 +118,7 @@ describe.each(engines())('the claimed write on %s', (engine) => {
       instanceId: 'fence-test',
       leaseMs: LEASE_MS,
       logger: captureLogger('silent').logger,
+      outcomeWords: outcomeWords('/pay'),
     });
     return { flow, store };
   }

@@ -1,12 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { preflight } from '../../src/app/preflight.ts';
+import type { CheckName, PreflightCheck } from '../../src/domain/approval.ts';
 import { SANDBOX_IDS } from '../../src/rehearsal/sandbox/payments-api.ts';
+import { findingText } from '../../src/slack/text/preflight.ts';
 import { sandboxAndClient } from '../helpers/payments.ts';
 
-/** Each pre-flight check against the sandbox over HTTP: passed, failed, certain, or not checked. */
+/**
+ * Each pre-flight check against the sandbox over HTTP: passed, failed, certain, or not checked,
+ * its finding in the words the card shows (src/slack/text/preflight.ts).
+ */
 
 const { wallet, recipient, corridor } = SANDBOX_IDS;
 const payments = sandboxAndClient({ readRetries: 0 });
+
+/** The check `name` of `checks`, its finding worded. */
+function worded(checks: PreflightCheck[], name: CheckName) {
+  const check = checks.find((each) => each.name === name);
+  return check && { ...check, detail: findingText(check.finding) };
+}
 
 function transfer(fields: Record<string, string>) {
   return preflight(payments.client, {
@@ -41,7 +52,7 @@ describe('pre-flight checks', () => {
       certain: true,
     });
     const inactive = await transfer({ external_account_id: recipient.brInactive });
-    const check = inactive.find((each) => each.name === 'recipient');
+    const check = worded(inactive, 'recipient');
     expect(check?.outcome).toBe('failed');
     expect(check?.certain).toBeUndefined();
     expect(check?.detail).toMatch(/not active/);
@@ -49,9 +60,10 @@ describe('pre-flight checks', () => {
 
   it('a currency the wallet does not list is not compared: it may be paid by conversion', async () => {
     const checks = await transfer({ source_currency: 'EURC' });
-    expect(checks.find((check) => check.name === 'balance')).toEqual({
+    expect(worded(checks, 'balance')).toEqual({
       name: 'balance',
       outcome: 'unchecked',
+      finding: expect.objectContaining({ code: 'other_currencies' }),
       detail:
         'the wallet holds 1,250.50 USDC, 310.00 USDT; the transfer is in EURC: payops cannot compare them',
     });
@@ -59,7 +71,7 @@ describe('pre-flight checks', () => {
 
   it('a currency written in another case is not the one the balance lists: not passed', async () => {
     const checks = await transfer({ source_currency: 'usdc' });
-    expect(checks.find((check) => check.name === 'balance')).toMatchObject({
+    expect(worded(checks, 'balance')).toMatchObject({
       outcome: 'unchecked',
       detail: expect.stringContaining(
         'is in USDC; the transfer says usdc, which is not the same text',
@@ -69,7 +81,7 @@ describe('pre-flight checks', () => {
 
   it('only less of the same currency fails the balance check', async () => {
     const checks = await transfer({ amount: '99999999.00' });
-    expect(checks.find((check) => check.name === 'balance')).toMatchObject({
+    expect(worded(checks, 'balance')).toMatchObject({
       outcome: 'failed',
       detail: expect.stringMatching(/USDC available, less than the 99999999.00 requested$/),
     });
@@ -77,7 +89,7 @@ describe('pre-flight checks', () => {
 
   it('a corridor missing from the whole corridor list is a warning', async () => {
     const checks = await transfer({ corridor_id: 'cor_nowhere' });
-    expect(checks.find((check) => check.name === 'corridor')).toMatchObject({
+    expect(worded(checks, 'corridor')).toMatchObject({
       outcome: 'failed',
       detail: "cor_nowhere is not among the provider's corridors",
     });
@@ -85,7 +97,7 @@ describe('pre-flight checks', () => {
 
   it('a rail the corridor does not list is a warning', async () => {
     const checks = await transfer({ destination_payment_rail: 'swift' });
-    expect(checks.find((check) => check.name === 'rail')).toMatchObject({
+    expect(worded(checks, 'rail')).toMatchObject({
       outcome: 'failed',
       detail: expect.stringMatching(/lists ach, not swift/),
     });
@@ -96,9 +108,13 @@ describe('pre-flight checks', () => {
     try {
       const checks = await transfer({});
       expect(checks.find((check) => check.name === 'wallet')?.outcome).toBe('unchecked');
-      expect(checks.find((check) => check.name === 'balance')).toMatchObject({
+      expect(worded(checks, 'balance')).toMatchObject({
         outcome: 'unchecked',
-        detail: expect.stringMatching(/could not read/),
+        // The provider's error is kept as its facts, and worded as any of its errors is.
+        finding: { code: 'read_failed', error: { code: 'payments.server_error', status: 503 } },
+        detail: expect.stringMatching(
+          /^could not read the wallet's balance: The Payments API failed with an internal error \(503\)/,
+        ),
       });
     } finally {
       payments.sandbox.clearFaults();

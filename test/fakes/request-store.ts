@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type {
   ApprovalChecks,
   CountApprovalResult,
+  FenceResult,
   FreezeState,
   NewRequest,
   RequestStorePort,
@@ -164,19 +165,17 @@ export class FakeRequestStore implements RequestStorePort {
     return this.#decide(id, { status: 'cancelled', decidedBy: actor });
   }
 
-  async markSending(
-    id: number,
-    claimToken: string,
-    leaseMs: number,
-  ): Promise<{ kind: 'send' } | { kind: 'refused'; reason: string }> {
+  async markSending(id: number, claimToken: string, leaseMs: number): Promise<FenceResult> {
     const claim = this.#claims.get(id);
     const held =
       this.requests.get(id)?.status === 'executing' &&
       claim?.token === claimToken &&
       !claim.sent &&
       claim.at + leaseMs > this.#now();
-    if (!held) return { kind: 'refused', reason: 'the claim is no longer held' };
-    if (this.#freeze.frozen) return { kind: 'refused', reason: 'payments are frozen' };
+    if (!held) return { kind: 'refused', stop: { code: 'claim_lost' } };
+    if (this.#freeze.frozen) {
+      return { kind: 'refused', stop: { code: 'frozen', freezeReason: this.#freeze.reason } };
+    }
     claim.sent = true;
     this.#change(id, { sentAt: this.#iso() });
     return { kind: 'send' };

@@ -4,6 +4,7 @@ import type { PaymentRequest } from '../../src/domain/approval.ts';
 import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { parseRoleMembers } from '../../src/domain/roles.ts';
 import { createLogger } from '../../src/logger.ts';
+import { outcomeWords } from '../../src/slack/text/outcomes.ts';
 import { FakePayments } from '../fakes/payments.ts';
 import { FakeRequestStore } from '../fakes/request-store.ts';
 import { newRequest, testSigner } from './requests.ts';
@@ -39,6 +40,7 @@ export function workflowOnFakes(options: { requiredApprovals?: number; now?: () 
     leaseMs: 60_000,
     logger: createLogger({ level: 'silent', secrets: [] }),
     ...(options.now && { now: options.now }),
+    outcomeWords: outcomeWords('/pay'),
   });
   /** A pending request by U0ALICE, its approval card posted at CARD. */
   async function requested(overrides: Parameters<typeof newRequest>[0] = {}) {

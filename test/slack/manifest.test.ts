@@ -11,6 +11,7 @@ import { DEFAULT_POLICY } from '../../src/domain/policy.ts';
 import { createLogger } from '../../src/logger.ts';
 import { PaymentsClient } from '../../src/payments/client.ts';
 import { registerListeners } from '../../src/slack/app.ts';
+import { outcomeWords } from '../../src/slack/text/outcomes.ts';
 import type { Database } from '../../src/store/database.ts';
 import { OutboxStore } from '../../src/store/outbox-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
@@ -100,6 +101,7 @@ async function registered() {
     instanceId: 'manifest-test',
     leaseMs: 60_000,
     logger,
+    outcomeWords: outcomeWords(config.slack.command),
   });
   registerListeners(recorder, {
     slack: config.slack,

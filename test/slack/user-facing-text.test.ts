@@ -21,9 +21,6 @@ interface Allowed {
 }
 
 const OPERATOR = 'operator output (console, start-up refusal or CLI report), never sent to Slack';
-/** Sentences of the approval flow's surfaces still written below src/slack. */
-const APPROVAL_SURFACES =
-  'approval-flow text still worded below src/slack, to move to src/slack/text';
 
 const ALLOWED: readonly Allowed[] = [
   {
@@ -43,14 +40,6 @@ const ALLOWED: readonly Allowed[] = [
       "a failed call's summary, its error's message for the logs (the person is told its code's words)",
   },
   { file: 'src/domain/policy.ts', reason: `the policy file's problems: ${OPERATOR}` },
-  { file: 'src/app/approvals.ts', reason: APPROVAL_SURFACES },
-  { file: 'src/store/requests/mark-sending.ts', reason: APPROVAL_SURFACES },
-  { file: 'src/store/requests/create-request.ts', reason: APPROVAL_SURFACES },
-  {
-    file: 'src/app/preflight.ts',
-    reason:
-      'pre-flight findings, stored with the request and shown on its card as they were read: to move to src/slack/text',
-  },
   {
     file: 'src/payments/errors.ts',
     reason:
@@ -69,7 +58,6 @@ const OLD_NAME_ALLOWED: readonly Allowed[] = [
     file: 'src/config/slack.ts',
     reason: "the command's default name, where the configuration sets it",
   },
-  { file: 'src/store/requests/mark-sending.ts', reason: APPROVAL_SURFACES },
 ];
 const OLD_NAME = /\/pay(?![\w-])/;
 

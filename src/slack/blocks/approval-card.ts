@@ -22,6 +22,7 @@ import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
 import { mixedScripts, scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION, approveButtonValue } from '../interaction-ids.ts';
+import { findingText } from '../text/preflight.ts';
 import { reconciliationDetailText } from '../text/list-findings.ts';
 import { followNoticeText, providerStatusLine } from './follow-lines.ts';
 import {
@@ -228,7 +229,7 @@ const CHECK_NAMES = {
 export function checksText(checks: readonly PreflightCheck[]): string {
   const lines = checks.map((check) => {
     const verdict = check.outcome === 'unchecked' ? 'could not check: ' : '';
-    return `${CHECK_MARKS[check.outcome]} *${CHECK_NAMES[check.name]}:* ${verdict}${freeText(check.detail, 200)}`;
+    return `${CHECK_MARKS[check.outcome]} *${CHECK_NAMES[check.name]}:* ${verdict}${freeText(findingText(check.finding), 200)}`;
   });
   return [`*Checked when requested:*`, ...lines].join('\n');
 }

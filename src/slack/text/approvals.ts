@@ -5,6 +5,7 @@ import type { Refusal } from '../../domain/refusals.ts';
 import { checksText, statusWords } from '../blocks/approval-card.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { noSuchRequestText, renderDenied, renderMissingScopes } from '../blocks/messages.ts';
+import { refusingText } from './preflight.ts';
 
 /**
  * What payops says to the people of the approval flow: an approver's click on a card or a Home
@@ -170,7 +171,7 @@ export function renderRequestResult(
     case 'held':
       return notice(heldText(speaking.command, 'Not requested', result.twin));
     case 'refused':
-      return notRequested(freeText(result.reason, 600), result.checks);
+      return notRequested(freeText(refusingText(result.refusing), 600), result.checks);
     case 'window_busy':
       return notRequested(
         'other requests to the same payee were being made at the same moment, so the approvals it needs could not be counted. Send it again',

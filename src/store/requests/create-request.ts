@@ -46,10 +46,7 @@ export interface NewRequest {
  * prepared, so the approvals it needs must be counted again.
  */
 export class WindowChangedError extends Error {
-  constructor() {
-    super('the requests counted by its policy window changed while it was prepared');
-    this.name = 'WindowChangedError';
-  }
+  override name = 'WindowChangedError';
 }
 
 /**
@@ -99,7 +96,11 @@ export async function createRequest(
     ]);
     const current = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
     const counted = [...window.counted].sort((a, b) => a - b);
-    if (current.join() !== counted.join()) throw new WindowChangedError();
+    if (current.join() !== counted.join()) {
+      throw new WindowChangedError(
+        'the requests counted by its policy window changed while it was prepared',
+      );
+    }
     return insertRequest(tx, store, request);
   });
 }

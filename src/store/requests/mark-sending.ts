@@ -18,6 +18,14 @@ const MARK_SENDING = `
   select exists (select 1 from sending) as sent, k.frozen, k.reason as freeze_reason
     from kill_switch k`;
 
+/** Why the fence let nothing out: a freeze (and its reason), or a claim no longer held. */
+export type FenceStop =
+  | { code: 'frozen'; freezeReason: string | undefined }
+  /** Another claim, a lease run out, or already let out once. */
+  | { code: 'claim_lost' };
+
+export type FenceResult = { kind: 'send' } | { kind: 'refused'; stop: FenceStop };
+
 /**
  * The fence before the one call: records that it is being sent, only if the claim is still
  * `claimToken`'s, within the lease `leaseMs` (by the database's clock, the one that stamped
@@ -27,7 +35,7 @@ const MARK_SENDING = `
 export async function markSending(
   db: Queryable,
   { id, claimToken, leaseMs }: { id: number; claimToken: string; leaseMs: number },
-): Promise<{ kind: 'send' } | { kind: 'refused'; reason: string }> {
+): Promise<FenceResult> {
   const [row] = await db.query<{ sent: boolean; frozen: boolean; freeze_reason: string | null }>(
     MARK_SENDING,
     [id, claimToken, leaseMs],
@@ -36,12 +44,8 @@ export async function markSending(
   if (row?.frozen) {
     return {
       kind: 'refused',
-      reason: `Payments were frozen (${row.freeze_reason ?? 'no reason given'}) before it was sent: nothing was sent. Make a new request after /pay unfreeze.`,
+      stop: { code: 'frozen', freezeReason: row.freeze_reason ?? undefined },
     };
   }
-  return {
-    kind: 'refused',
-    reason:
-      'payops lost its claim on it before sending (it waited longer than the execution lease): nothing was sent. Make a new request if it is still wanted.',
-  };
+  return { kind: 'refused', stop: { code: 'claim_lost' } };
 }

@@ -248,7 +248,18 @@ describe('renderApprovalCard: what exactly is asked', () => {
   it('the warnings meant for the approver are on the card until it is decided, the payee tag stays', () => {
     const labels = {
       payee: { tag: 'K7QF-29MX', newPayee: true, changedFrom: ['AB12-CD34'] },
-      checks: [{ name: 'balance' as const, outcome: 'failed' as const, detail: 'too low' }],
+      checks: [
+        {
+          name: 'balance' as const,
+          outcome: 'failed' as const,
+          finding: {
+            code: 'insufficient' as const,
+            available: '5.00',
+            currency: 'USD',
+            requested: '10.00',
+          },
+        },
+      ],
       windowRaised: {
         window: '24h',
         total: '12000.00',

@@ -22,8 +22,8 @@ import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
 import { mixedScripts, scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION, approveButtonValue } from '../interaction-ids.ts';
-import { findingText } from '../text/preflight.ts';
 import { reconciliationDetailText } from '../text/list-findings.ts';
+import { findingText } from '../text/preflight.ts';
 import { followNoticeText, providerStatusLine } from './follow-lines.ts';
 import {
   amountText,

@@ -100,7 +100,7 @@ export function commandDeps(
 /**
  * The slash command on fakes: the workflow of workflowOnFakes, the lists of its requests, reads
  * on its fake provider and the readers' group in `directory`. `run` types `/payments <text>` and
- * returns what the command's listener did.
+ * returns what the command's listener did (into `bolt` if given, which a fake may write to too).
  */
 export function commandOnFakes(options: { channels?: string[] } = {}) {
   const onFakes = workflowOnFakes();
@@ -111,8 +111,7 @@ export function commandOnFakes(options: { channels?: string[] } = {}) {
   });
   const directory = new FakeDirectory();
   const deps = commandDeps(approvals, { directory, ...options });
-  async function run(userId: string, text: string, channelId?: string) {
-    const bolt = fakeBolt();
+  async function run(userId: string, text: string, channelId?: string, bolt = fakeBolt()) {
     const command = slashCommand(userId, text, channelId);
     const args = { ...bolt, command } as unknown as SlackCommandMiddlewareArgs & AllMiddlewareArgs;
     await payCommand(deps)(args);

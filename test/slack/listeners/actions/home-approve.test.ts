@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PaymentRequest } from '../../../../src/domain/approval.ts';
 import { homeButtonValue } from '../../../../src/slack/blocks/home.ts';
 import { homeApproveCallback } from '../../../../src/slack/listeners/actions/home-approve.ts';
+import { fakeBolt } from '../../../fakes/bolt.ts';
 import { approvalDeps, clickOnHome, modalText, referenceIn } from '../../../helpers/listeners.ts';
 import { workflowOnFakes } from '../../../helpers/workflow.ts';
 
@@ -11,15 +12,16 @@ function shown(request: PaymentRequest, change: Partial<PaymentRequest> = {}): s
 }
 
 describe('homeApproveCallback', () => {
-  it('acks first, opens "one moment" on the click’s trigger, then tells the approver in it that their approval completed the request', async () => {
+  it('acks first, opens "one moment" on the click’s trigger before the provider’s write, then tells the approver in it that their approval completed the request', async () => {
     const { workflow, payments, requested } = workflowOnFakes();
     const request = await requested();
-    const bolt = await clickOnHome(
-      homeApproveCallback(approvalDeps(workflow)),
-      'U0BOB',
-      shown(request),
-    );
-    expect(bolt.said).toEqual(['ack', 'views.open', 'views.update']);
+    const bolt = fakeBolt();
+    payments.answer('createPayout', () => {
+      bolt.said.push('createPayout');
+      return { id: 'po_1', status: 'pending' };
+    });
+    await clickOnHome(homeApproveCallback(approvalDeps(workflow)), 'U0BOB', shown(request), bolt);
+    expect(bolt.said).toEqual(['ack', 'views.open', 'createPayout', 'views.update']);
     expect(bolt.views[0]?.args).toMatchObject({ trigger_id: 'T0TRIGGER' });
     expect(bolt.views[1]?.args).toMatchObject({ view_id: 'V0MODAL' });
     expect(modalText(bolt)).toMatch(

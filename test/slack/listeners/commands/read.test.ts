@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { ServerError } from '../../../../src/payments/errors.ts';
+import { fakeBolt } from '../../../fakes/bolt.ts';
 import { answered, commandOnFakes } from '../../../helpers/listeners.ts';
 
 /** Reads, typed by U0ERIN, who may read and nothing else. */
 describe('payCommand: reads', () => {
-  it('reads one wallet’s balance from the provider and shows it to the reader alone', async () => {
+  it('acks before asking the provider for one wallet’s balance, then shows it to the reader alone', async () => {
     const { run, payments } = commandOnFakes();
-    payments.answer('getWalletBalance', () => ({ balances: { USDC: '1234.56' } }));
-    const bolt = await run('U0ERIN', 'balance wal_1');
-    expect(bolt.said).toEqual(['ack', 'respond']);
+    const bolt = fakeBolt();
+    payments.answer('getWalletBalance', () => {
+      bolt.said.push('getWalletBalance');
+      return { balances: { USDC: '1234.56' } };
+    });
+    await run('U0ERIN', 'balance wal_1', undefined, bolt);
+    expect(bolt.said).toEqual(['ack', 'getWalletBalance', 'respond']);
     expect(answered(bolt)).toContain('"text":"Read a wallet balance: 1,234.56 USDC"');
     expect(payments.calls).toEqual([
       { operationId: 'getWalletBalance', input: { path: { walletId: 'wal_1' }, query: {} } },

@@ -32,8 +32,8 @@ async function submit(
   userId: string,
   fields: Record<string, string>,
   metadata = PAYOUT_FORM,
+  bolt = fakeBolt(),
 ) {
-  const bolt = fakeBolt();
   const values = Object.fromEntries(
     Object.entries(fields).map(([name, value]) => [
       name,
@@ -48,8 +48,14 @@ async function submit(
 describe('requestCallback', () => {
   it('acks first, closing the form, and stores the request; its confirmation goes through the outbox', async () => {
     const { workflow, store, payments } = workflowOnFakes();
-    const bolt = await submit(approvalDeps(workflow), 'U0BOB', PAYOUT);
-    expect(bolt.said).toEqual(['ack']);
+    const bolt = fakeBolt();
+    const create = store.create.bind(store);
+    store.create = (request) => {
+      bolt.said.push('store.create');
+      return create(request);
+    };
+    await submit(approvalDeps(workflow), 'U0BOB', PAYOUT, PAYOUT_FORM, bolt);
+    expect(bolt.said).toEqual(['ack', 'store.create']);
     expect(bolt.acks).toEqual([undefined]);
     const [request] = [...store.requests.values()];
     expect(request).toMatchObject({ operationId: 'createPayout', requesterId: 'U0BOB' });

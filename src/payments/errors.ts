@@ -51,9 +51,6 @@ export abstract class PaymentsApiError extends Error {
     this.retryAfterMs = details.retryAfterMs;
   }
 
-  /** Plain words for a person (moving to src/slack/text/provider-errors.ts). */
-  abstract userMessage(): string;
-
   /** What the failure showed, as data a finding can store and the Slack side words. */
   facts(): ProviderErrorFacts {
     return {
@@ -84,73 +81,46 @@ export abstract class PaymentsApiError extends Error {
 /** 401: the request reached the provider without a key. */
 export class MissingApiKeyError extends PaymentsApiError {
   readonly code = 'payments.missing_api_key';
-  userMessage(): string {
-    return 'The Payments API says no API key reached it. Check that PAYMENTS_API_KEY is set and that no proxy strips the X-Api-Key header.';
-  }
 }
 
 /** 401: unknown or revoked key, or an ineligible account (the provider does not tell which). */
 export class InvalidApiKeyError extends PaymentsApiError {
   readonly code = 'payments.invalid_api_key';
-  userMessage(): string {
-    return 'The Payments API rejected the API key as invalid or revoked, or the business is not eligible. Stop and ask an administrator to check the key and the business verification; do not try another business.';
-  }
 }
 
 /** 403 INSUFFICIENT_API_KEY_SCOPE. */
 export class InsufficientScopeError extends PaymentsApiError {
   readonly code = 'payments.insufficient_scope';
-  userMessage(): string {
-    return 'The API key does not have the permission this operation needs. An administrator must grant the missing scope to the key.';
-  }
 }
 
 /** 403 API_KEY_SCOPE_REVIEW_REQUIRED: a legacy key whose classification is unresolved. */
 export class ScopeReviewRequiredError extends PaymentsApiError {
   readonly code = 'payments.scope_review_required';
-  userMessage(): string {
-    return "The API key is a legacy key under scope review. An administrator must finish the key's review with the provider before payops can use it.";
-  }
 }
 
 /** A 4xx on a read, or one on a write that refuses it before execution (see the client). */
 export class RequestRejectedError extends PaymentsApiError {
   readonly code = 'payments.rejected';
-  userMessage(): string {
-    return `The Payments API refused the request (${this.status})${describeProvider(this)}. Nothing was executed; correct the request and try again.`;
-  }
 }
 
 /** 5xx on a read. (On a write a 5xx is an OutcomeUnknownError.) */
 export class ServerError extends PaymentsApiError {
   readonly code = 'payments.server_error';
-  userMessage(): string {
-    return `The Payments API failed with an internal error (${this.status})${describeProvider(this)}. Try again in a moment.`;
-  }
 }
 
 /** A read that got no answer in time. */
 export class TimeoutError extends PaymentsApiError {
   readonly code = 'payments.timeout';
-  userMessage(): string {
-    return 'The Payments API did not answer in time. Try again in a moment.';
-  }
 }
 
 /** A read whose connection failed, or a write that never left this process. */
 export class NetworkError extends PaymentsApiError {
   readonly code = 'payments.network';
-  userMessage(): string {
-    return 'payops could not reach the Payments API. Try again in a moment; if it persists, check the network and PAYMENTS_BASE_URL.';
-  }
 }
 
 /** A read whose successful reply was not JSON. */
 export class MalformedResponseError extends PaymentsApiError {
   readonly code = 'payments.malformed_response';
-  userMessage(): string {
-    return `The Payments API answered with something payops cannot read${describeProvider(this)}. Try again; if it persists, tell the provider.`;
-  }
 }
 
 /**
@@ -168,10 +138,6 @@ export class ReplyTooLargeError extends PaymentsApiError {
 
   override facts(): ProviderErrorFacts {
     return { ...super.facts(), limitBytes: this.limitBytes };
-  }
-
-  userMessage(): string {
-    return `The Payments API answered with more than payops reads of one reply (${this.limitBytes / (1024 * 1024)} MiB), so it was not read${describeProvider(this)}. If a list is this large, ask the provider for smaller pages.`;
   }
 }
 
@@ -195,29 +161,7 @@ export class OutcomeUnknownError extends PaymentsApiError {
     return { ...super.facts(), reason: this.reason };
   }
 
-  userMessage(): string {
-    return `The outcome of this write is unknown (${REASON_WORDS[this.reason]})${describeProvider(this)}. Do not resubmit: it may have been executed. Check the matching list first.`;
-  }
-
   override toLog(): Record<string, unknown> {
     return { ...super.toLog(), reason: this.reason };
   }
-}
-
-const REASON_WORDS: Record<UnknownOutcomeReason, string> = {
-  timeout: 'no answer in time',
-  connection_lost: 'the connection dropped after the request was sent',
-  server_error: 'the provider failed while handling it',
-  unreadable_success_reply: 'the provider accepted it but its reply could not be read',
-  unexpected_reply: 'the provider answered with a redirect, which payops does not follow',
-  unclear_refusal: 'the provider answered with a 4xx status that does not say it was not executed',
-};
-
-/** The provider's own words for a person, scrubbed: no echoed secret, no account number. */
-function describeProvider(error: PaymentsApiError): string {
-  const parts: string[] = [];
-  if (error.providerCode) parts.push(scrub(error.providerCode));
-  if (error.providerMessage) parts.push(scrub(error.providerMessage));
-  if (error.requestId) parts.push(`request id ${error.requestId}`);
-  return parts.length > 0 ? `: ${parts.join(' — ')}` : '';
 }

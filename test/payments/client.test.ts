@@ -23,6 +23,7 @@ import {
   SANDBOX_KEY,
   startPaymentsSandbox,
 } from '../../src/rehearsal/sandbox/payments-api.ts';
+import { providerErrorText } from '../../src/slack/text/provider-errors.ts';
 import { captureLogger, clientFor, EXAMPLE_CALLS } from '../helpers/payments.ts';
 
 let sandbox: PaymentsSandbox;
@@ -122,7 +123,7 @@ describe('errors of the spec, each typed with status, code and request id', () =
       await other.close();
       expect(error).toBeInstanceOf(InvalidApiKeyError);
       expect(error.status).toBe(401);
-      expect(error.userMessage()).toMatch(/do not try another business/);
+      expect(providerErrorText(error.facts())).toMatch(/do not try another business/);
     },
   );
 
@@ -159,7 +160,7 @@ describe('errors of the spec, each typed with status, code and request id', () =
       outcome: 'not_executed',
     });
     expect(error.providerMessage).toBeTruthy();
-    expect(error.userMessage()).toContain('Nothing was executed');
+    expect(providerErrorText(error.facts())).toContain('Nothing was executed');
     const limit = await client.call('listTransfers', { query: { limit: '0' } }).catch((e) => e);
     expect(limit).toBeInstanceOf(RequestRejectedError);
     expect(limit.status).toBe(400);
@@ -172,8 +173,10 @@ describe('errors of the spec, each typed with status, code and request id', () =
       providerCode: 'NOT_FOUND',
       providerMessage: 'account 000123456789 not found; limit 1250000.00',
     });
-    expect(error.userMessage()).toContain('account ••••6789 not found; limit 1250000.00');
-    expect(error.userMessage()).not.toContain('000123456789');
+    expect(providerErrorText(error.facts())).toContain(
+      'account ••••6789 not found; limit 1250000.00',
+    );
+    expect(providerErrorText(error.facts())).not.toContain('000123456789');
   });
 
   it("another business's records are invisible (404 like a missing id)", async () => {
@@ -259,7 +262,9 @@ describe('faults', () => {
     const error = await client.call('listPayouts').catch((caught) => caught);
     expect(error).toBeInstanceOf(ReplyTooLargeError);
     expect(error.status).toBe(200);
-    expect(error.userMessage()).toContain('more than payops reads of one reply (2 MiB)');
+    expect(providerErrorText(error.facts())).toContain(
+      'more than payops reads of one reply (2 MiB)',
+    );
     expect(callsOf('listPayouts')).toHaveLength(before + 1);
     // The connection was dropped at the cap: the next read gets its own, whole.
     sandbox.clearFaults();
@@ -318,7 +323,7 @@ describe('writes are never retried', () => {
       await writer.close();
       expect(error).toBeInstanceOf(OutcomeUnknownError);
       expect(error).toMatchObject({ outcome: 'unknown', reason });
-      expect(error.userMessage()).toMatch(/Do not resubmit/);
+      expect(providerErrorText(error.facts())).toMatch(/Do not resubmit/);
       expect(callsOf('createPayout').length - before).toBe(1);
     },
   );

@@ -32,19 +32,12 @@ const ALLOWED: readonly Allowed[] = [
   { file: 'src/store/folder-lock.ts', reason: `the store folder's lock: ${OPERATOR}` },
   { file: 'src/store/pglite.ts', reason: `the embedded store's start-up: ${OPERATOR}` },
   { file: 'src/store/make-pglite-template.ts', reason: `the store template's build: ${OPERATOR}` },
-  { file: 'src/store/payload-cipher.ts', reason: `a stored payload's missing key: ${OPERATOR}` },
-  { file: 'src/store/replay-store.ts', reason: `the replay guard's refusal: ${OPERATOR}` },
   {
     file: 'src/payments/client.ts',
     reason:
       "a failed call's summary, its error's message for the logs (the person is told its code's words)",
   },
   { file: 'src/domain/policy.ts', reason: `the policy file's problems: ${OPERATOR}` },
-  {
-    file: 'src/payments/errors.ts',
-    reason:
-      "the provider errors' words, embedded by app-layer findings and reports: to move to src/slack/text/provider-errors.ts",
-  },
 ];
 
 /** At least four words: a phrase a person reads, not a name, a key or a format. */
@@ -131,12 +124,23 @@ function isExempt(literal: ts.Node): boolean {
   const parent = node.parent;
   if (ts.isTaggedTemplateExpression(parent)) return true;
   if (ts.isNewExpression(parent)) return /Error$/.test(parent.expression.getText());
+  // An error class's message, given to its base class.
+  if (ts.isCallExpression(parent) && parent.expression.kind === ts.SyntaxKind.SuperKeyword) {
+    return extendsAnError(parent);
+  }
   return (
     ts.isCallExpression(parent) &&
     ts.isPropertyAccessExpression(parent.expression) &&
     LOG_METHODS.has(parent.expression.name.text) &&
     /log/i.test(parent.expression.expression.getText())
   );
+}
+
+function extendsAnError(node: ts.Node): boolean {
+  let at: ts.Node | undefined = node;
+  while (at && !ts.isClassLike(at)) at = at.parent;
+  const base = at?.heritageClauses?.find((clause) => clause.token === ts.SyntaxKind.ExtendsKeyword);
+  return base !== undefined && /Error$/.test(base.types[0]?.expression.getText() ?? '');
 }
 
 function isAllowed({ file }: Literal, allowed: readonly Allowed[]): boolean {

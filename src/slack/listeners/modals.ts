@@ -5,16 +5,18 @@ import type { ClickOrigin } from '../../app/approvals.ts';
 import { interactionFailedText } from '../blocks/messages.ts';
 import { buildNoticeModal, buildRejectReasonModal } from '../blocks/request-modal.ts';
 import { formatRejectForm } from '../private-metadata.ts';
-import { deniedText, MODAL_FAILED, ONE_MOMENT } from '../text/approvals.ts';
+import { deniedText, modalFailedText, ONE_MOMENT } from '../text/approvals.ts';
 import type { ApprovalDeps } from './deps.ts';
 import { guarded } from './guarded.ts';
 
 /**
  * Opens a "one moment" modal at once (a trigger_id lives about 3 s), then replaces it with
  * `fill`'s view, so a slow permission check (Slack's directory) or a slow provider cannot expire
- * the trigger.
+ * the trigger. A failure to fill it is logged with a reference the modal shows; a failure to
+ * open it (an expired trigger) is thrown, as nothing can be shown there.
  */
 export async function openModalThenFill(
+  deps: Pick<ApprovalDeps, 'logger'>,
   client: WebClient,
   triggerId: string,
   fill: () => Promise<ModalView>,
@@ -23,18 +25,10 @@ export async function openModalThenFill(
     trigger_id: triggerId,
     view: buildNoticeModal(ONE_MOMENT),
   });
-  const viewId = opened.view?.id as string;
-  let view: ModalView;
-  try {
-    view = await fill();
-  } catch (error) {
-    // Not left saying "one moment" for ever; the caller logs the failure with a reference.
-    await client.views
-      .update({ view_id: viewId, view: buildNoticeModal(MODAL_FAILED) })
-      .catch(() => undefined);
-    throw error;
-  }
-  await client.views.update({ view_id: viewId, view });
+  const view = await guarded(deps.logger, fill, (reference) =>
+    buildNoticeModal(modalFailedText(reference)),
+  );
+  await client.views.update({ view_id: opened.view?.id as string, view });
 }
 
 /**
@@ -47,7 +41,7 @@ export async function answerInModal(
   triggerId: string,
   answer: () => Promise<string>,
 ): Promise<void> {
-  await openModalThenFill(client, triggerId, async () =>
+  await openModalThenFill(deps, client, triggerId, async () =>
     buildNoticeModal(await guarded(deps.logger, answer, interactionFailedText)),
   ).catch((error) => deps.logger.warn({ err: error }, 'could not show the answer to a Home click'));
 }
@@ -63,7 +57,7 @@ export function openRejectForm(
   id: number,
   origin: ClickOrigin,
 ): Promise<void> {
-  return openModalThenFill(client, body.trigger_id, async () => {
+  return openModalThenFill(deps, client, body.trigger_id, async () => {
     const decision = await deps.workflow.canApprove(body.user.id);
     if (!decision.allowed) {
       return buildNoticeModal(deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));

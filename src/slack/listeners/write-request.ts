@@ -37,7 +37,7 @@ export async function answerWriteCommand(
       responseUrl: command.response_url,
     });
   }
-  await openModalThenFill(client, command.trigger_id, async () => {
+  await openModalThenFill(deps, client, command.trigger_id, async () => {
     const decision = await deps.workflow.canRequest(command.user_id);
     if (!decision.allowed) {
       return buildNoticeModal(deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));

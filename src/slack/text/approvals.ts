@@ -21,9 +21,10 @@ export interface Speaking {
 /** A modal's text while payops reads what it needs to fill it. */
 export const ONE_MOMENT = 'One moment…';
 
-/** A modal left saying "one moment" when filling it failed. */
-export const MODAL_FAILED =
-  'Something failed inside payops: nothing was done. Close this and try again.';
+/** A modal left saying "one moment" when filling it failed; `reference` finds it in the logs. */
+export function modalFailedText(reference: string): string {
+  return `Something failed inside payops (reference ${reference}): nothing was done. Close this and try again.`;
+}
 
 const NOT_PENDING: Readonly<Record<Exclude<RequestStatus, 'pending'>, string>> = {
   executing: 'is already approved and being executed',
@@ -143,8 +144,9 @@ export function rejectedText(id: number): string {
   return `Request #${id} is rejected; nothing was sent.`;
 }
 
-export const REJECTION_FAILED =
-  'payops could not record the rejection just now; nothing changed. Try again.';
+export function rejectionFailedText(reference: string): string {
+  return `payops could not record the rejection just now (reference ${reference}); nothing changed. Try again.`;
+}
 
 /** The reject form's own errors, shown under its reason field. */
 export const REJECT_FORM = {

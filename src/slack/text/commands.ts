@@ -268,6 +268,11 @@ export function freezeText(
   return `Payments are frozen${shown}: no write will be sent to the provider (reads go on). Pending requests stay pending; an approval that would execute is refused until \`${command} unfreeze\`.`;
 }
 
+/** A submitted form whose hidden data payops cannot read (altered, or from another version). */
+export function formUnreadableText(command: string): string {
+  return `payops could not read this form, so nothing was requested. Close it and type the command again (\`${command} help\` lists them).`;
+}
+
 export function sayWhichRequestText(command: string): string {
   return `Say which request: \`${command} request 12\`.`;
 }

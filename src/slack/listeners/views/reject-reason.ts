@@ -4,12 +4,13 @@ import { answerPrivately } from '../../answer-privately.ts';
 import { parseRejectForm } from '../../private-metadata.ts';
 import {
   REJECT_FORM,
-  REJECTION_FAILED,
   rejectedText,
+  rejectionFailedText,
   rejectionRefusalText,
 } from '../../text/approvals.ts';
 import { freeTextProblemText } from '../../text/commands.ts';
 import type { ApprovalDeps } from '../deps.ts';
+import { guarded } from '../guarded.ts';
 
 /**
  * How long a form's submission waits for its outcome to answer inside the ack (Slack gives
@@ -36,14 +37,17 @@ export function rejectReasonCallback(deps: ApprovalDeps) {
     if (!form) return errors(REJECT_FORM.unknownRequest);
     if ('error' in reason) return errors(freeTextProblemText('reason', reason.error));
     if (!reason.text) return errors(REJECT_FORM.noReason);
-    const decided = deps.workflow.reject(form.id, body.user.id, reason.text, form.origin).then(
-      (result): RejectionAnswer => ({
-        refusal: rejectionRefusalText(deps, form.id, result),
+    const decided = guarded(
+      deps.logger,
+      async (): Promise<RejectionAnswer> => ({
+        refusal: rejectionRefusalText(
+          deps,
+          form.id,
+          await deps.workflow.reject(form.id, body.user.id, reason.text, form.origin),
+        ),
       }),
-      (error: unknown): RejectionAnswer => {
-        deps.logger.error({ err: error, requestId: form.id }, 'rejecting failed inside payops');
-        return { refusal: REJECTION_FAILED };
-      },
+      (reference): RejectionAnswer => ({ refusal: rejectionFailedText(reference) }),
+      { requestId: form.id, userId: body.user.id },
     );
     // A refusal is best shown in the form, but only while Slack still waits for the answer.
     let answerInTime: NodeJS.Timeout | undefined;

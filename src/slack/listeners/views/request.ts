@@ -3,9 +3,9 @@ import { OPERATIONS } from '../../../domain/operations.ts';
 import { validateWriteFields } from '../../../domain/write-commands.ts';
 import { answerPrivately } from '../../answer-privately.ts';
 import { renderRequestNotStored } from '../../blocks/messages.ts';
-import { readModalValues } from '../../blocks/request-modal.ts';
+import { buildNoticeModal, readModalValues } from '../../blocks/request-modal.ts';
 import { parseRequestForm } from '../../private-metadata.ts';
-import { fieldErrorText } from '../../text/commands.ts';
+import { fieldErrorText, formUnreadableText } from '../../text/commands.ts';
 import type { ApprovalDeps } from '../deps.ts';
 import { guarded } from '../guarded.ts';
 import { requestWrite } from '../write-request.ts';
@@ -22,7 +22,12 @@ export function requestCallback(deps: ApprovalDeps) {
     client,
   }: AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>): Promise<void> => {
     const form = parseRequestForm(view.private_metadata);
-    if (!form) return ack({ response_action: 'errors', errors: {} });
+    if (!form) {
+      return ack({
+        response_action: 'update',
+        view: buildNoticeModal(formUnreadableText(deps.command)),
+      });
+    }
     const validated = validateWriteFields(form.operationId, form.path, readModalValues(view.state));
     if ('errors' in validated) {
       const errors: Record<string, string> = {};

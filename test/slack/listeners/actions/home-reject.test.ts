@@ -4,7 +4,7 @@ import { VIEW } from '../../../../src/slack/interaction-ids.ts';
 import { homeRejectCallback } from '../../../../src/slack/listeners/actions/home-reject.ts';
 import { parseRejectForm } from '../../../../src/slack/private-metadata.ts';
 import { fakeBolt } from '../../../fakes/bolt.ts';
-import { approvalDeps, clickOnHome, modalText } from '../../../helpers/listeners.ts';
+import { approvalDeps, clickOnHome, modalText, referenceIn } from '../../../helpers/listeners.ts';
 import { workflowOnFakes } from '../../../helpers/workflow.ts';
 
 describe('homeRejectCallback', () => {
@@ -49,6 +49,20 @@ describe('homeRejectCallback', () => {
     const view = bolt.views[1]?.args.view as { callback_id?: string };
     expect(view.callback_id).toBeUndefined();
     expect(modalText(bolt)).toContain('you are not an approver, so nothing was done');
+  });
+
+  it('shows a reference in the modal, the one logged, when checking the approver fails inside payops', async () => {
+    const { workflow, store, requested } = workflowOnFakes();
+    const request = await requested();
+    workflow.canApprove = async () => {
+      throw new Error('the directory is gone');
+    };
+    const deps = approvalDeps(workflow);
+    const bolt = await clickOnHome(homeRejectCallback(deps), 'U0BOB', homeButtonValue(request));
+    expect(bolt.said).toEqual(['ack', 'views.open', 'views.update']);
+    expect(modalText(bolt)).toMatch(/^Something failed inside payops \(reference \w{8}\)/);
+    expect(referenceIn(modalText(bolt), deps.lines).logged).toBe(true);
+    expect(store.requests.get(request.id)?.status).toBe('pending');
   });
 
   it('logs the failure, and rejects nothing, when Slack refuses to open the form (an expired trigger)', async () => {

@@ -86,7 +86,11 @@ describe('requestCallback', () => {
     ];
     for (const metadata of forged) {
       const bolt = await submit(deps, 'U0BOB', PAYOUT, metadata);
-      expect(bolt.acks).toEqual([{ response_action: 'errors', errors: {} }]);
+      const [ack] = bolt.acks as Array<{ response_action: string; view: { blocks: unknown[] } }>;
+      expect(ack?.response_action).toBe('update');
+      expect(JSON.stringify(ack?.view.blocks)).toContain(
+        'payops could not read this form, so nothing was requested',
+      );
     }
     expect(store.requests.size).toBe(0);
   });

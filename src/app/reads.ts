@@ -6,9 +6,9 @@ import {
   type Scope,
 } from '../domain/operations.ts';
 import { Semaphore } from '../lib/semaphore.ts';
-import type { PaymentsClient } from '../payments/client.ts';
 import { PaymentsApiError } from '../payments/errors.ts';
 import { findList, recordIdentity } from '../payments/response-shape.ts';
+import type { PaymentsPort } from './payments-port.ts';
 
 /**
  * The queries behind `/pay` read commands. Scopes are checked against the key's own
@@ -51,14 +51,14 @@ export type AllBalancesOutcome =
   | Exclude<ReadOutcome, { kind: 'ok' }>;
 
 export class ReadService {
-  readonly #client: PaymentsClient;
+  readonly #client: PaymentsPort;
   readonly #keyScopes: readonly string[];
   readonly #balanceConcurrency: number;
   /** How many wallets `/pay balance` reads at most, so one command stays bounded. */
   readonly #maxWallets: number;
 
   constructor(
-    client: PaymentsClient,
+    client: PaymentsPort,
     keyScopes: readonly string[],
     options: { balanceConcurrency?: number; maxWallets?: number } = {},
   ) {

@@ -15,7 +15,6 @@ import { ReadService } from '../../src/app/reads.ts';
 import type { RequestQueries } from '../../src/app/request-queries.ts';
 import { parseRoleMembers } from '../../src/domain/roles.ts';
 import { createLogger } from '../../src/logger.ts';
-import type { PaymentsClient } from '../../src/payments/client.ts';
 import type { CommandDeps } from '../../src/slack/listeners/commands/deps.ts';
 import { payCommand } from '../../src/slack/listeners/commands/pay-command.ts';
 import type { ApprovalDeps } from '../../src/slack/listeners/deps.ts';
@@ -68,13 +67,9 @@ export function approvalDeps(
   };
 }
 
-/**
- * The read service on the fake provider, with the key's scopes given. ReadService takes the
- * concrete client though it only calls it: the fake stands in for it (a PaymentsPort parameter
- * would make the cast go).
- */
+/** The read service on the fake provider, with the key's scopes given. */
 export function readsOn(payments: FakePayments, keyScopes: readonly string[] = ['read']) {
-  return new ReadService(payments as unknown as PaymentsClient, keyScopes);
+  return new ReadService(payments, keyScopes);
 }
 
 /**

@@ -373,6 +373,8 @@ export function dmChannelFor(userId: string): string {
 export class SlackWorkspace {
   private readonly users: Map<string, SlackUser>;
   private readonly groups: Map<string, UserGroup>;
+  /** When each group's members last changed (unix seconds), as its change event says. */
+  private readonly groupUpdatedAt = new Map<string, number>();
   private readonly channelMessages = new Map<string, SlackMessage[]>();
   /** The same messages by channel and ts: chat.update finds one without scanning a channel. */
   private readonly messageIndex = new Map<string, SlackMessage>();
@@ -459,6 +461,38 @@ export class SlackWorkspace {
       via: 'another author',
     });
     return structuredClone(message);
+  }
+
+  /**
+   * Someone changes a user group's members in Slack: the group then lists `users`, and the
+   * `subteam_members_changed` event Slack sends about it is returned, for the driver to deliver
+   * (once, twice, or not at all: Slack may lose or repeat it).
+   */
+  changeGroupMembers(
+    groupId: string,
+    users: readonly string[],
+  ): JsonObject & { readonly type: string } {
+    const group = this.groups.get(groupId);
+    if (group === undefined) throw new Error(`Slack emulation: no user group ${groupId}`);
+    const before = new Set(group.users);
+    const after = new Set(users);
+    const added = [...after].filter((user) => !before.has(user));
+    const removed = [...before].filter((user) => !after.has(user));
+    const previous = this.groupUpdatedAt.get(groupId) ?? 0;
+    const updated = Math.floor(this.options.now() / 1000);
+    this.groups.set(groupId, { ...group, users: [...after] });
+    this.groupUpdatedAt.set(groupId, updated);
+    return {
+      type: 'subteam_members_changed',
+      subteam_id: groupId,
+      team_id: this.options.teamId,
+      date_previous_update: previous,
+      date_update: updated,
+      added_users: added,
+      added_users_count: String(added.length),
+      removed_users: removed,
+      removed_users_count: String(removed.length),
+    };
   }
 
   // ---- what tests and the demo read ----

@@ -383,6 +383,17 @@ export class SlackEmulation {
     return this.workspace.postAs(author, channelId, fields);
   }
 
+  /**
+   * A user group's members become `users`, as an admin's change in Slack; returns the
+   * `subteam_members_changed` event Slack sends about it, for `driver.event` to deliver.
+   */
+  changeGroupMembers(
+    groupId: string,
+    users: readonly string[],
+  ): JsonObject & { readonly type: string } {
+    return this.workspace.changeGroupMembers(groupId, users);
+  }
+
   view(viewId: string): JsonObject | undefined {
     return this.workspace.view(viewId);
   }

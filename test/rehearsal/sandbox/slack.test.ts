@@ -402,6 +402,33 @@ describe('Web API emulation', () => {
     });
   });
 
+  it('changes a group’s members, listed at once, and gives the event Slack sends about it', async () => {
+    const changing = await startSlackEmulation({ userGroups: { S0TEAM: ['U0ALICE', 'U0BOB'] } });
+    try {
+      const client = new webApi.WebClient(DEFAULT_SLACK.botToken, {
+        slackApiUrl: changing.apiUrl,
+        retryConfig: { retries: 0 },
+      });
+      const event = changing.changeGroupMembers('S0TEAM', ['U0BOB', 'U0CAROL']);
+      expect(event).toMatchObject({
+        type: 'subteam_members_changed',
+        subteam_id: 'S0TEAM',
+        team_id: DEFAULT_SLACK.teamId,
+        added_users: ['U0CAROL'],
+        added_users_count: '1',
+        removed_users: ['U0ALICE'],
+        removed_users_count: '1',
+      });
+      expect((await client.usergroups.users.list({ usergroup: 'S0TEAM' })).users).toEqual([
+        'U0BOB',
+        'U0CAROL',
+      ]);
+      expect(() => changing.changeGroupMembers('S0NOPE', [])).toThrow(/no user group S0NOPE/);
+    } finally {
+      await changing.close();
+    }
+  });
+
   it('answers plan_upgrade_required for user groups on a free plan', async () => {
     const free = await startSlackEmulation({ plan: 'free' });
     try {

@@ -3,12 +3,27 @@ import type { RoleMembers } from '../domain/roles.ts';
 /**
  * Who may do what, a role (src/domain/roles.ts) at a time. Group members are read through a
  * directory (Slack's `usergroups.users.list`), cached briefly, and access is denied when the
- * directory cannot answer: a payments tool fails closed.
+ * directory cannot answer: a payments tool fails closed. Each read is told to a watch, which
+ * records the approver groups' changes.
  */
 
 export interface GroupDirectory {
   /** Current members of a user group; throws when the directory cannot tell. */
   members(groupId: string): Promise<readonly string[]>;
+}
+
+/**
+ * Told of every read of a group's members, so what payops learns of a group is compared with
+ * what it knew (src/app/approver-groups.ts).
+ */
+export interface MembershipWatch {
+  /** Whether `groupId` is read again as soon as Slack says it changed. */
+  watches(groupId: string): boolean;
+  /**
+   * `groupId`'s members as a read begun at `readAt` (the clock's ms) found them. Must not throw
+   * or wait: it is called on the approval path, before the read's answer is used.
+   */
+  learnt(groupId: string, members: readonly string[], readAt: number): void;
 }
 
 export type AccessDecision =
@@ -31,6 +46,7 @@ export class AccessControl {
   readonly #directory: GroupDirectory;
   readonly #ttlMs: number;
   readonly #now: () => number;
+  readonly #watch: MembershipWatch | undefined;
   readonly #cache = new Map<string, CachedGroup>();
   readonly #forgottenAt = new Map<string, number>();
   /** A read under way, shared by the checks it is recent enough for. */
@@ -39,10 +55,14 @@ export class AccessControl {
     { startedAt: number; members: Promise<ReadonlySet<string>> }
   >();
 
-  constructor(directory: GroupDirectory, options: { ttlMs?: number; now?: () => number } = {}) {
+  constructor(
+    directory: GroupDirectory,
+    options: { ttlMs?: number; now?: () => number; watch?: MembershipWatch } = {},
+  ) {
     this.#directory = directory;
     this.#ttlMs = options.ttlMs ?? 60_000;
     this.#now = options.now ?? Date.now;
+    this.#watch = options.watch;
   }
 
   /**
@@ -78,6 +98,16 @@ export class AccessControl {
     this.#forgottenAt.set(groupId, this.#now());
   }
 
+  /**
+   * Slack says `groupId` changed: its cached members are dropped, and a watched group is read
+   * again at once, so that its change is learnt now rather than at the next check. Rejects when
+   * the directory cannot answer.
+   */
+  async changed(groupId: string): Promise<void> {
+    this.forget(groupId);
+    if (this.#watch?.watches(groupId)) await this.#groupMembers(groupId, 0);
+  }
+
   /** The group's members as read at most `maxAgeMs` ago (a read under way counts from its start). */
   async #groupMembers(groupId: string, maxAgeMs: number): Promise<ReadonlySet<string>> {
     const now = this.#now();
@@ -88,6 +118,7 @@ export class AccessControl {
     const read = {
       startedAt: now,
       members: this.#directory.members(groupId).then((list) => {
+        this.#watch?.learnt(groupId, list, now);
         const members: ReadonlySet<string> = new Set(list);
         const latest = this.#cache.get(groupId);
         const forgotten = this.#forgottenAt.get(groupId) ?? Number.NEGATIVE_INFINITY;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AccessControl, FRESH_MS } from '../../src/app/access.ts';
+import { AccessControl, FRESH_MS, type MembershipWatch } from '../../src/app/access.ts';
 import { parseRoleMembers } from '../../src/domain/roles.ts';
 
 /** Group membership as Slack's directory answers it, counting the reads; `hold` makes reads wait. */
@@ -63,4 +63,63 @@ describe('access control', () => {
     expect((await access.check(approvers, 'U0BOB')).allowed).toBe(false);
     expect(slack.state.reads).toBe(2);
   });
+
+  it('tells its watch each read of a group, with when the read began; a cached answer is no read', async () => {
+    let clock = 1_000;
+    const slack = directory(['U0BOB']);
+    const { watch, learnt } = watching(['S0APPROVERS']);
+    const access = new AccessControl(slack, { now: () => clock, watch });
+    await access.check(approvers, 'U0BOB');
+    await access.check(approvers, 'U0BOB');
+    clock += 60_000;
+    slack.state.members = ['U0CAROL'];
+    expect((await access.check(approvers, 'U0BOB')).allowed).toBe(false);
+    expect(learnt).toEqual([
+      ['S0APPROVERS', ['U0BOB'], 1_000],
+      ['S0APPROVERS', ['U0CAROL'], 61_000],
+    ]);
+  });
+
+  it('a change Slack announces reads a watched group at once, and only forgets another', async () => {
+    const slack = directory(['U0BOB']);
+    const { watch, learnt } = watching(['S0APPROVERS']);
+    const access = new AccessControl(slack, { now: () => 0, watch });
+    await access.changed('S0READERS');
+    expect(slack.state.reads).toBe(0);
+    slack.state.members = ['U0CAROL'];
+    await access.changed('S0APPROVERS');
+    expect(slack.state.reads).toBe(1);
+    expect(learnt).toEqual([['S0APPROVERS', ['U0CAROL'], 0]]);
+    expect((await access.check(approvers, 'U0CAROL')).allowed).toBe(true);
+  });
+
+  it('a change Slack announces, read while the directory fails, rejects and leaves nothing cached', async () => {
+    const { watch, learnt } = watching(['S0APPROVERS']);
+    let fail = true;
+    const access = new AccessControl(
+      {
+        members: async () => {
+          if (fail) throw new Error('Slack could not list the group');
+          return ['U0BOB'];
+        },
+      },
+      { now: () => 0, watch },
+    );
+    await expect(access.changed('S0APPROVERS')).rejects.toThrow(/could not list/);
+    fail = false;
+    expect((await access.check(approvers, 'U0BOB')).allowed).toBe(true);
+    expect(learnt).toEqual([['S0APPROVERS', ['U0BOB'], 0]]);
+  });
 });
+
+/** A watch of `groups` that keeps what it is told, in `learnt`. */
+function watching(groups: string[]) {
+  const learnt: Array<[string, string[], number]> = [];
+  const watch: MembershipWatch = {
+    watches: (groupId) => groups.includes(groupId),
+    learnt: (groupId, members, readAt) => {
+      learnt.push([groupId, [...members], readAt]);
+    },
+  };
+  return { watch, learnt };
+}

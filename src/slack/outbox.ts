@@ -15,6 +15,7 @@ import type { RoleMembers } from '../domain/roles.ts';
 import { WakeUp } from '../lib/wake-up.ts';
 import type { Logger } from '../logger.ts';
 import { postPrivately } from './answer-privately.ts';
+import { renderAnnouncement } from './blocks/announcements.ts';
 import {
   type FreezeNotice,
   renderApprovalCard,
@@ -27,8 +28,8 @@ import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
 import { platformErrorOf, TRANSIENT_ERRORS } from './slack-errors.ts';
 
 /**
- * Delivers what the outbox holds: approval cards, their redraws, thread notices and requester
- * confirmations. It keeps to Slack's limits itself (a burst waits here, not in 429s), honours
+ * Delivers what the outbox holds: approval cards, their redraws, thread notices, requester
+ * confirmations and announcements to the approvals channel. It keeps to Slack's limits itself (a burst waits here, not in 429s), honours
  * Retry-After, backs off on 5xx and network errors while a delivery still means something, and
  * never posts a card or a notice twice: after an answer it did not get, it looks for the message
  * (by its metadata, posted by payops's own bot) before posting again, since Slack has no
@@ -66,6 +67,8 @@ export const CARD_EVENT = 'payops_approval_card';
 export const NOTICE_EVENT = 'payops_notice';
 /** A notice about the request's record at the provider (its status followed), with its `event`. */
 export const FOLLOW_NOTICE_EVENT = 'payops_provider_status';
+/** An announcement of no request (the policy changed), with its `delivery_id` and `event`. */
+export const ANNOUNCEMENT_EVENT = 'payops_announcement';
 
 /** Slack calls of the dispatcher fail after this long (their outcome is then unknown). */
 export const DISPATCH_CALL_TIMEOUT_MS = 10_000;
@@ -218,7 +221,8 @@ export class SlackOutbox {
   #callsOf(delivery: Delivery): LimitedCall[] {
     if (delivery.moot) return [];
     switch (delivery.kind) {
-      case 'card': {
+      case 'card':
+      case 'announcement': {
         const post: LimitedCall = {
           method: 'chat.postMessage',
           channel: this.#deps.approvalsChannelId,
@@ -279,6 +283,8 @@ export class SlackOutbox {
   }
 
   async #attempt(delivery: Delivery): Promise<Outcome> {
+    // An announcement belongs to no request (the store's check: no request, and only it).
+    if (delivery.requestId === undefined) return this.#announce(delivery);
     const current = await this.#deps.current(delivery.requestId);
     if (!current)
       return { kind: 'failed', error: `request #${delivery.requestId} is not in the store` };
@@ -298,7 +304,32 @@ export class SlackOutbox {
         return this.#postNotice(delivery, request, freeze);
       case 'confirmation':
         return this.#confirm(delivery, request);
+      case 'announcement':
+        return this.#announce(delivery);
     }
+  }
+
+  /** An announcement in the approvals channel: posted once, found again by its metadata. */
+  async #announce(delivery: Delivery): Promise<Outcome> {
+    const message = renderAnnouncement(delivery.event, delivery.body);
+    if (!message) return { kind: 'failed', error: `no words for announcement ${delivery.event}` };
+    const channel = this.#deps.approvalsChannelId;
+    if (delivery.maybePosted) {
+      const found = await this.#findInChannel(channel, delivery.enqueuedAt, (posted) =>
+        this.#marks(posted, ANNOUNCEMENT_EVENT, 'delivery_id', delivery.id),
+      );
+      if (found) return { kind: 'delivered' };
+      delivery.maybePosted = false;
+    }
+    await this.#deps.client.chat.postMessage({
+      channel,
+      ...message,
+      metadata: {
+        event_type: ANNOUNCEMENT_EVENT,
+        event_payload: { delivery_id: delivery.id, event: delivery.event ?? '' },
+      },
+    });
+    return { kind: 'delivered' };
   }
 
   async #postCard(
@@ -342,6 +373,17 @@ export class SlackOutbox {
 
   /** A card of this request posted by payops since `since`, found by its metadata. */
   #findCard(channel: string, requestId: number, since: string): Promise<string | undefined> {
+    return this.#findInChannel(channel, since, (message) =>
+      this.#marks(message, CARD_EVENT, 'request_id', requestId),
+    );
+  }
+
+  /** A message of the channel since `since` (a minute's skew allowed) that `matches`. */
+  #findInChannel(
+    channel: string,
+    since: string,
+    matches: (message: HistoryMessage) => boolean,
+  ): Promise<string | undefined> {
     const oldest = String(Math.floor(Date.parse(since) / 1000) - 60);
     return this.#lookFor(
       (cursor) =>
@@ -352,7 +394,7 @@ export class SlackOutbox {
           limit: 200,
           ...(cursor ? { cursor } : {}),
         }),
-      (message) => this.#marks(message, CARD_EVENT, 'request_id', requestId),
+      matches,
     );
   }
 
@@ -470,7 +512,7 @@ export class SlackOutbox {
    */
   async #failure(delivery: Delivery, error: unknown): Promise<Outcome> {
     const unseen = delivery.maybePosted;
-    const posts = delivery.kind === 'card' || delivery.kind === 'notice';
+    const posts = delivery.kind !== 'card_update' && delivery.kind !== 'confirmation';
     const code = (error as { code?: unknown }).code;
     if (code === ErrorCode.RateLimitedError) {
       const ms = Math.max(1, (error as WebAPIRateLimitedError).retryAfter) * 1000;

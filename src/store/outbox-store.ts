@@ -7,7 +7,7 @@ import { type Database, iso } from './database.ts';
  * process (a conditional update: a row another replica claimed is not returned), and settled.
  */
 
-export type DeliveryKind = 'card' | 'card_update' | 'notice' | 'confirmation';
+export type DeliveryKind = 'card' | 'card_update' | 'notice' | 'confirmation' | 'announcement';
 export type DeliveryState = 'waiting' | 'sending' | 'delivered' | 'failed' | 'superseded';
 
 /** Where the requester's confirmation goes: a command's response_url, or an ephemeral in a channel (a form has no response_url). */
@@ -25,10 +25,16 @@ export interface DeliveryTarget {
 /** A delivery ready to go, with where its request's card is (once posted). */
 export interface Delivery {
   id: number;
-  requestId: number;
+  /** Undefined for an announcement, which belongs to no request. */
+  requestId: number | undefined;
   kind: DeliveryKind;
-  /** What a notice tells: a status, or reconciled / resolved / late_outcome / card_failed. */
+  /**
+   * What a notice tells (a status, or reconciled / resolved / late_outcome / card_failed), or
+   * an announcement (policy_changed).
+   */
   event: string | undefined;
+  /** An announcement's data, as its enqueuer stored it: the Slack side reads and words it. */
+  body: unknown;
   target: DeliveryTarget | undefined;
   attempts: number;
   /** A post that may have reached Slack: looked for before posting again. */
@@ -41,10 +47,10 @@ export interface Delivery {
   moot: boolean;
 }
 
-/** A delivery as `/pay request N` shows it. */
+/** A delivery as `/pay request N` shows it: one of a request, so never an announcement. */
 export interface DeliveryStatus {
   id: number;
-  kind: DeliveryKind;
+  kind: Exclude<DeliveryKind, 'announcement'>;
   event: string | undefined;
   state: DeliveryState;
   attempts: number;
@@ -71,12 +77,21 @@ export function enqueueNotice(source: string, event: string): string {
     select id, 'notice', ${event}, now() + interval '24 hours' from ${source}`;
 }
 
+/**
+ * A message to the approvals channel that belongs to no request, telling `event` with `body`
+ * (SQL expressions: a jsonb value). Posted once, like a card; worth posting for a week.
+ */
+export function enqueueAnnouncement(event: string, body: string): string {
+  return `insert into slack_outbox (kind, event, body, give_up_at)
+    values ('announcement', ${event}, ${body}, now() + interval '7 days')`;
+}
+
 /** The reminder events (src/domain/reminders.ts), as an SQL list. */
 const REMINDER_EVENT_LIST = REMINDER_EVENTS.map((event) => `'${event}'`).join(', ');
 /** Reminders of a pending request: the least urgent of notices. */
 const REMINDER = `(o.kind = 'notice' and coalesce(o.event in (${REMINDER_EVENT_LIST}), false))`;
 
-const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.attempts, o.maybe_posted,
+const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.body, o.attempts, o.maybe_posted,
   o.enqueued_at, o.give_up_at, r.channel_id, r.message_ts,
   (${REMINDER} and r.status <> 'pending') as moot`;
 
@@ -86,14 +101,15 @@ const DELIVERY_COLUMNS = `o.id, o.request_id, o.kind, o.event, o.target, o.attem
  * redraw, a notice or the requester's confirmation waits for its card to be posted (the
  * confirmation says where it is, and a click on it then counts); a redraw waits while another
  * post or redraw of its card is in flight (a slower one must never overwrite a newer one); a
- * notice waits for the notices before it, but not for a reminder still waiting its turn.
+ * notice waits for the notices before it, but not for a reminder still waiting its turn. An
+ * announcement, of no request, waits for nothing.
  */
 function dueOf(reminders: boolean): string {
   return `
   select ${DELIVERY_COLUMNS}
-    from slack_outbox o join payment_requests r on r.id = o.request_id
+    from slack_outbox o left join payment_requests r on r.id = o.request_id
    where o.state = 'waiting' and o.due_at <= now() and ${reminders ? '' : 'not '}${REMINDER}
-     and (o.kind = 'card' or r.message_ts is not null or o.event = 'card_failed')
+     and (o.kind in ('card', 'announcement') or r.message_ts is not null or o.event = 'card_failed')
      and not (o.kind = 'card_update' and exists (
            select 1 from slack_outbox s where s.request_id = o.request_id
               and s.state = 'sending' and s.kind in ('card', 'card_update')))
@@ -115,7 +131,7 @@ const CLAIM = `
      where id = any($1::bigint[]) and state = 'waiting' and due_at <= now()
     returning *
   )
-  select ${DELIVERY_COLUMNS} from claimed o join payment_requests r on r.id = o.request_id`;
+  select ${DELIVERY_COLUMNS} from claimed o left join payment_requests r on r.id = o.request_id`;
 
 /**
  * Delivered, by the process that holds the claim. A posted card records where it is; a card
@@ -190,7 +206,7 @@ const FAILED = `
 const HOUSEKEEPING = `
   with recovered as (
     update slack_outbox o set state = ${backToWaiting('o')}, claimed_until = null,
-           maybe_posted = o.maybe_posted or o.kind in ('card', 'notice'),
+           maybe_posted = o.maybe_posted or o.kind in ('card', 'notice', 'announcement'),
            last_error = coalesce(o.last_error, 'its sender stopped before Slack answered')
      where o.state = 'sending' and o.claimed_until < now()
     returning o.id
@@ -311,6 +327,7 @@ interface DeliveryRow {
   kind: DeliveryKind;
   event: string | null;
   target: DeliveryTarget | string | null;
+  body: unknown;
   attempts: number;
   maybe_posted: boolean;
   enqueued_at: Date | string;
@@ -322,7 +339,7 @@ interface DeliveryRow {
 
 interface StatusRow {
   id: unknown;
-  kind: DeliveryKind;
+  kind: DeliveryStatus['kind'];
   event: string | null;
   state: DeliveryState;
   attempts: number;
@@ -334,10 +351,11 @@ interface StatusRow {
 function toDelivery(row: DeliveryRow): Delivery {
   return {
     id: Number(row.id),
-    requestId: Number(row.request_id),
+    requestId: row.request_id === null ? undefined : Number(row.request_id),
     kind: row.kind,
     event: row.event ?? undefined,
     target: typeof row.target === 'string' ? JSON.parse(row.target) : (row.target ?? undefined),
+    body: typeof row.body === 'string' ? JSON.parse(row.body) : (row.body ?? undefined),
     attempts: row.attempts,
     maybePosted: row.maybe_posted,
     enqueuedAt: iso(row.enqueued_at),

@@ -41,7 +41,9 @@ describe.each(engines())('the Slack outbox store on %s', (engine) => {
     // Reminders queued for every pending request, then one of them is cancelled.
     await remindDue(database.db, new Date(Date.now() + 1_000), 0);
     await requests.cancel(decided, 'U0ALICE');
-    const due = (await outbox.due(500)).filter((d) => [decided, waiting].includes(d.requestId));
+    const due = (await outbox.due(500)).filter((d) =>
+      [decided, waiting].includes(d.requestId ?? 0),
+    );
     const reminder = (d: Delivery) => d.kind === 'notice' && isReminderEvent(d.event);
     const firstReminder = due.findIndex(reminder);
     expect(firstReminder).toBeGreaterThan(0);

@@ -7,6 +7,7 @@ import { ApprovalWorkflow } from './app/approvals.ts';
 import { approverSupply } from './app/approver-supply.ts';
 import { runFirstChecks } from './app/first-checks.ts';
 import { Follower } from './app/follow-up.ts';
+import { auditPolicy } from './app/policy-audit.ts';
 import { ReadService } from './app/reads.ts';
 import { RequestQueries } from './app/request-queries.ts';
 import { type Config, secretsOf } from './config.ts';
@@ -31,6 +32,7 @@ import { migrate } from './store/migrate.ts';
 import { openStore } from './store/open-store.ts';
 import { OutboxStore } from './store/outbox-store.ts';
 import { PayloadCipher } from './store/payload-cipher.ts';
+import { PolicyStore } from './store/policy-store.ts';
 import { openPostgres } from './store/postgres.ts';
 import { RateBucketsStore } from './store/rate-buckets-store.ts';
 import { remindDue } from './store/reminder-store.ts';
@@ -135,6 +137,9 @@ async function build(
   closing.add(() => db.close());
   await migrate(db);
   const store = new RequestStore(db, new PayloadCipher(config.encryption));
+  // Before any request is served under it: recorded, and a change announced, once.
+  const policy = await auditPolicy(new PolicyStore(db), config.approvals.policy);
+  logger.info({ policy }, 'approval policy in force');
 
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const access = new AccessControl(directory);

@@ -1,10 +1,13 @@
 import { WebClient } from '@slack/web-api';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { auditPolicy } from '../../src/app/policy-audit.ts';
+import { DEFAULT_POLICY, parsePolicy } from '../../src/domain/policy.ts';
 import { createLogger } from '../../src/logger.ts';
 import { type SlackEmulation, startSlackEmulation } from '../../src/rehearsal/sandbox/slack.ts';
-import { CARD_EVENT, SlackOutbox } from '../../src/slack/outbox.ts';
+import { ANNOUNCEMENT_EVENT, CARD_EVENT, SlackOutbox } from '../../src/slack/outbox.ts';
 import { SlackRateLimiter } from '../../src/slack/rate-limits.ts';
 import { OutboxStore } from '../../src/store/outbox-store.ts';
+import { PolicyStore } from '../../src/store/policy-store.ts';
 import { RateBucketsStore } from '../../src/store/rate-buckets-store.ts';
 import { RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
@@ -170,5 +173,43 @@ describe.each(engines())('the Slack outbox dispatcher on %s', (engine) => {
       )
       .toBe(true);
     for (const id of ids) expect(cardsOf(id)).toHaveLength(1);
+  });
+
+  it('an announcement of no request whose sender died after Slack posted it is found by its metadata, never posted twice', async () => {
+    const policies = new PolicyStore(database.db);
+    await auditPolicy(policies, DEFAULT_POLICY);
+    await auditPolicy(policies, parsePolicy('default_approvals: 2', 'policy.yaml'));
+    const due = (await outbox.due(50)).filter((d) => d.kind === 'announcement');
+    const [claimed] = await outbox.claim(
+      due.map((d) => d.id),
+      'dead-process',
+      100,
+    );
+    expect(claimed).toMatchObject({ requestId: undefined, event: 'policy_changed' });
+    const id = claimed?.id as number;
+    await new WebClient(slack.config.botToken, { slackApiUrl: slack.apiUrl }).chat.postMessage({
+      channel: APPROVALS,
+      text: 'the announcement, as the dead process posted it',
+      metadata: { event_type: ANNOUNCEMENT_EVENT, event_payload: { delivery_id: id } },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+
+    dispatcher('survivor').start();
+    const state = async () =>
+      (
+        await database.db.query<{ state: string }>('select state from slack_outbox where id = $1', [
+          id,
+        ])
+      )[0]?.state;
+    await expect.poll(state, { timeout: 5_000 }).toBe('delivered');
+    const announced = slack
+      .channel(APPROVALS)
+      .messages.filter(
+        (message) =>
+          (message.metadata as { event_type?: string } | undefined)?.event_type ===
+          ANNOUNCEMENT_EVENT,
+      );
+    expect(announced).toHaveLength(1);
+    expect(slack.callsTo('conversations.history').length).toBeGreaterThanOrEqual(1);
   });
 });

@@ -10,6 +10,8 @@ interface Command {
   usage: string;
   /** The arguments it accepts; any other is refused with its usage. */
   flags: readonly string[];
+  /** How many other arguments (a file's path) it takes besides its flags; none when unset. */
+  operands?: number;
   /** Resolves with the exit code, once the command is done or, for a server, once it serves. */
   run(args: string[]): Promise<number>;
 }
@@ -34,6 +36,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   audit: {
     summary: "check the audit log's hash chain (`payops audit verify`)",
     load: () => import('./audit.ts'),
+  },
+  policy: {
+    summary: 'check a policy file and say what it means (`payops policy check FILE`)',
+    load: () => import('./policy-check.ts'),
   },
   'rotate-key': {
     summary: 'encrypt every stored payload with the current PAYOPS_ENCRYPTION_KEY',
@@ -72,7 +78,9 @@ async function main([name, ...args]: string[]): Promise<number> {
     console.log(command.usage);
     return 0;
   }
-  const unknown = args.find((arg) => !command.flags.includes(arg));
+  const unknown = args
+    .filter((arg) => !command.flags.includes(arg))
+    .find((arg, index) => index >= (command.operands ?? 0) || arg.startsWith('-'));
   if (unknown !== undefined) {
     console.error(`payops ${name}: unknown argument ${unknown}.\n\n${command.usage}`);
     return 2;

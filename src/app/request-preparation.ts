@@ -117,7 +117,12 @@ export class RequestPreparation {
     const earlier = since ? await store.requestsToPayee(requesterId, payee.check.tag, since) : [];
     const needed = requiredApprovals(policy, intent, { earlier, now });
     const fingerprint = signer.fingerprint(intent.operationId, intent.path, body);
-    const sealed = { fingerprint, requesterId, requiredApprovals: needed.approvals };
+    const sealed = {
+      fingerprint,
+      requesterId,
+      requiredApprovals: needed.approvals,
+      purpose: intent.purpose,
+    };
     return {
       kind: 'prepared',
       request: {

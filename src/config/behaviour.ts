@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { DEFAULT_FAILURE_STATUSES, DEFAULT_SUCCESS_STATUSES } from '../domain/follow.ts';
+import { OPERATIONS, type WriteOperationId } from '../domain/operations.ts';
+import { DEFAULT_PURPOSE_REQUIRED, PURPOSE_OPERATIONS } from '../domain/purpose.ts';
 import {
   badEntriesProblem,
   duration,
@@ -47,11 +49,49 @@ const statusList = (name: string, defaults: readonly string[], meaning: string) 
       }),
   );
 
+/** A money-moving write's command word, e.g. `payout`. */
+const purposeWord = (id: WriteOperationId) => OPERATIONS[id].command;
+
+/**
+ * The money-moving writes refused without a purpose, by command word (`payout,transfer`), or
+ * `none`; payouts and transfers when unset or blank.
+ */
+const requirePurpose = variable(
+  'PAYOPS_REQUIRE_PURPOSE',
+  z
+    .string()
+    .optional()
+    .transform((value, ctx): ReadonlySet<WriteOperationId> => {
+      const written = value?.trim().toLowerCase() ?? '';
+      if (written === '') return new Set(DEFAULT_PURPOSE_REQUIRED);
+      if (written === 'none') return new Set();
+      const words = listEntries(written);
+      const bad = positionsOf(
+        words,
+        (word) => !PURPOSE_OPERATIONS.some((id) => purposeWord(id) === word),
+      );
+      if (bad.length > 0) {
+        ctx.addIssue({
+          code: 'custom',
+          message: badEntriesProblem(
+            'PAYOPS_REQUIRE_PURPOSE',
+            bad,
+            `not the command word of a money-moving write (${PURPOSE_OPERATIONS.map(purposeWord).join(', ')}); none, alone, requires no purpose`,
+          ),
+        });
+        return z.NEVER;
+      }
+      return new Set(PURPOSE_OPERATIONS.filter((id) => words.includes(purposeWord(id))));
+    }),
+);
+
 /** Room for the steps between the claim of an execution and its call. */
 const LEASE_MARGIN_MS = 500;
 
 export const behaviour = section(
   {
+    /** What a requester is asked in Slack, besides a write's fields. */
+    slack: z.object({ requirePurpose }),
     approvals: z.object({
       /** How long an execution may run before another process may call its outcome unknown. */
       executionLeaseMs: wholeNumber('PAYOPS_EXECUTION_LEASE_MS', 120_000, 1_000, 3_600_000),

@@ -44,6 +44,8 @@ export interface WriteIntent {
   path: Readonly<Record<string, string>>;
   /** Fields as the requester gave them, in the catalogue's order; all strings. */
   fields: Readonly<Record<string, string>>;
+  /** Why the money moves (src/domain/purpose.ts), scrubbed: payops's own, never in the body. */
+  purpose?: string | undefined;
 }
 
 /** The exact JSON text that will be sent, or undefined for a write without a body. */
@@ -135,6 +137,8 @@ export interface PaymentRequest {
   reconciliation: Reconciliation | undefined;
   /** Names for the identifiers in the request, for people; never sent. */
   labels?: RequestLabels | undefined;
+  /** Why the money moves, as stored (scrubbed); sealed with the request, never sent. */
+  purpose?: string | undefined;
   /** Its record at the provider, followed after it was submitted (or found). */
   follow?: ProviderFollow | undefined;
   updatedAt: string;

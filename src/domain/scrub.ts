@@ -2,10 +2,10 @@ import { maskLongNumbers, redactSensitiveText } from './masking.ts';
 
 /**
  * The one scrubber for free text payops shows, stores or exports but did not write itself: a
- * provider's error message, a rejection reason, a resolve note, a freeze reason. It removes the
- * process's secret values, `field=value` banking and beneficiary details, and account-like
- * numbers. Identifiers and the values of a request are never passed through it: an approver
- * must see those exactly as they are sent.
+ * provider's error message, a rejection reason, a resolve note, a freeze reason, a write's
+ * purpose. It removes the process's secret values, `field=value` banking and beneficiary
+ * details, and account-like numbers. Identifiers and the values of a request are never passed
+ * through it: an approver must see those exactly as they are sent.
  */
 
 const REDACTED = '[redacted]';
@@ -48,7 +48,13 @@ export function scrub(text: string): string {
 }
 
 /** Audit details whose values are free text; the others are ids and states, kept whole. */
-const FREE_TEXT_KEYS: ReadonlySet<string> = new Set(['reason', 'message', 'detail', 'note']);
+const FREE_TEXT_KEYS: ReadonlySet<string> = new Set([
+  'reason',
+  'message',
+  'detail',
+  'note',
+  'purpose',
+]);
 
 /**
  * An audit record's detail for export: its free-text values scrubbed, every other string

@@ -117,8 +117,9 @@ export class Signer {
 
   /**
    * What one approver approved: this request, with this fingerprint, asked by this requester,
-   * needing this many approvals. Checked for every approval before the call, so a payload, an
-   * approval, the requester or the count changed in the database is not sent.
+   * needing this many approvals, for this purpose. Checked for every approval before the call, so
+   * a payload, an approval, the requester, the count or the purpose changed in the database is
+   * not sent.
    */
   approvalSeal(request: SealedFacts, approverId: string): string {
     return hmacHex(this.#approvalKey, [...sealedFacts(request), approverId].join('\n'), 32);
@@ -126,9 +127,9 @@ export class Signer {
 
   /**
    * What a request was made as, sealed when it is stored: this number, asked by this requester,
-   * needing this many approvals, for this fingerprint. Checked when an approval is counted and
-   * right before the call, so another request's payload copied into it, or a lowered count of
-   * approvals, written in the database, is stopped, never sent.
+   * needing this many approvals, for this fingerprint and this purpose. Checked when an approval
+   * is counted and right before the call, so another request's payload copied into it, a lowered
+   * count of approvals or another purpose, written in the database, is stopped, never sent.
    */
   requestSeal(request: SealedFacts): string {
     return hmacHex(this.#requestKey, sealedFacts(request).join('\n'), 32);
@@ -160,11 +161,20 @@ export class Signer {
   }
 }
 
-/** What a request's seal and each approval's seal are over. */
-type SealedFacts = Pick<PaymentRequest, 'id' | 'fingerprint' | 'requesterId' | 'requiredApprovals'>;
+/**
+ * What a request's seal and each approval's seal are over. The purpose is sealed, not
+ * fingerprinted: the card shows it, so an approval is of it too, while the fingerprint (and the
+ * hold) stay digests of what the provider is sent, which the purpose never is.
+ */
+type SealedFacts = Pick<
+  PaymentRequest,
+  'id' | 'fingerprint' | 'requesterId' | 'requiredApprovals' | 'purpose'
+>;
 
 function sealedFacts(request: SealedFacts): Array<string | number> {
-  return [request.id, request.fingerprint, request.requesterId, request.requiredApprovals];
+  const facts = [request.id, request.fingerprint, request.requesterId, request.requiredApprovals];
+  // Last and JSON-quoted, so no purpose reads as another; a request without one seals four facts.
+  return request.purpose === undefined ? facts : [...facts, JSON.stringify(request.purpose)];
 }
 
 /** Crockford's base 32: no I, L, O or U to misread. */

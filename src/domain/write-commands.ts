@@ -4,6 +4,8 @@ import { closest } from './commands.ts';
 import { isDecimalString, isPositiveDecimalString } from './decimal.ts';
 import { sensitiveKind } from './masking.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
+import { MAX_PURPOSE_LENGTH, PURPOSE_FIELD, takesPurpose } from './purpose.ts';
+import { scrub } from './scrub.ts';
 
 /**
  * Write commands (`payout amount=10.00 …`, `deactivate-recipient ea_123`) turned into a
@@ -12,7 +14,8 @@ import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './ope
  * next to its input; the Slack side words them (src/slack/text/commands.ts).
  *
  * The spec shows neither types nor allowed values (part 2), so the checks are about form only
- * and values are sent exactly as typed: never trimmed, re-cased or re-formatted.
+ * and values are sent exactly as typed: never trimmed, re-cased or re-formatted. A money-moving
+ * write's `purpose` is payops's own (src/domain/purpose.ts): taken out of the fields, never sent.
  */
 
 /** `field` is the body field or path parameter at fault; undefined for the command as a whole. */
@@ -39,6 +42,8 @@ export type WriteProblem =
       suggestion: string | undefined;
     }
   | { code: 'field_missing'; name: string }
+  /** `WriteRules.requirePurpose` lists the write and no purpose was given. */
+  | { code: 'purpose_missing'; operationId: WriteOperationId }
   | { code: 'value'; name: string; problem: WriteValueProblem }
   | { code: 'body_too_long'; name: string; total: number; max: number; length: number };
 
@@ -72,6 +77,14 @@ export type WriteValueProblem =
   | { code: 'amount_not_plain'; value: string; plain: string | undefined }
   | { code: 'not_a_currency'; value: string }
   | { code: 'not_a_country'; value: string };
+
+/** What the deployment asks of every write besides its fields (`PAYOPS_REQUIRE_PURPOSE`). */
+export interface WriteRules {
+  /** The writes refused without a purpose; the other money-moving writes take one if given. */
+  requirePurpose: ReadonlySet<WriteOperationId>;
+}
+
+const NO_RULES: WriteRules = { requirePurpose: new Set() };
 
 export type WriteParse =
   | { kind: 'intent'; intent: WriteIntent }
@@ -117,14 +130,15 @@ function operationForWord(word: string): WriteOperationId | undefined {
  */
 export function writeUsageForm(operationId: WriteOperationId): { head: string; fields: string } {
   const spec = OPERATIONS[operationId];
+  const purpose = takesPurpose(operationId) ? [`${PURPOSE_FIELD}="…"`] : [];
   return {
     head: [spec.command, ...spec.pathParams.map((name) => `<${name}>`)].join(' '),
-    fields: spec.bodyFields.map((name) => `${name}=…`).join(' '),
+    fields: [...spec.bodyFields.map((name) => `${name}=…`), ...purpose].join(' '),
   };
 }
 
 /** Parses the text after the command name whose first word is a write command word. */
-export function parseWriteCommand(text: string): WriteParse {
+export function parseWriteCommand(text: string, rules: WriteRules = NO_RULES): WriteParse {
   const tokens = tokenize(text);
   if ('error' in tokens) {
     return invalid([{ field: undefined, problem: { code: 'text', problem: tokens.error } }]);
@@ -143,7 +157,7 @@ export function parseWriteCommand(text: string): WriteParse {
     const all = [...errors, ...pathErrors(operationId, path)];
     return all.length > 0 ? invalid(all) : { kind: 'modal', operationId, path };
   }
-  const validated = validateWriteFields(operationId, path, fields);
+  const validated = validateWriteFields(operationId, path, fields, rules);
   if ('errors' in validated) return invalid([...errors, ...validated.errors]);
   return errors.length > 0 ? invalid(errors) : { kind: 'intent', intent: validated.intent };
 }
@@ -151,14 +165,17 @@ export function parseWriteCommand(text: string): WriteParse {
 /**
  * Checks a write's path and fields, from a typed command or a modal submission. An undefined
  * value counts as not given (an empty modal input). On success the intent's fields are in
- * catalogue order, so its JSON text and fingerprint do not depend on the order of typing.
+ * catalogue order, so its JSON text and fingerprint do not depend on the order of typing; its
+ * purpose, if any, is scrubbed as a rejection reason is: it is stored and shown, never sent.
  */
 export function validateWriteFields(
   operationId: WriteOperationId,
   path: Readonly<Record<string, string | undefined>>,
-  fields: Readonly<Record<string, string | undefined>>,
+  given: Readonly<Record<string, string | undefined>>,
+  rules: WriteRules = NO_RULES,
 ): { intent: WriteIntent } | { errors: FieldError[] } {
   const spec = OPERATIONS[operationId];
+  const { purpose, fields } = withoutPurpose(operationId, given);
   const errors = pathErrors(operationId, path);
   for (const [name, value] of Object.entries(fields)) {
     if (value !== undefined && !spec.bodyFields.includes(name)) {
@@ -176,14 +193,47 @@ export function validateWriteFields(
       errors.push({ field: name, problem: { code: 'value', name, problem } });
   }
   if (errors.length === 0) errors.push(...bodyLengthErrors(spec.bodyFields, fields));
+  errors.push(...purposeErrors(operationId, purpose, rules));
   if (errors.length > 0) return { errors };
   return {
     intent: {
       operationId,
       path: Object.fromEntries(spec.pathParams.map((name) => [name, path[name] as string])),
       fields: Object.fromEntries(spec.bodyFields.map((name) => [name, fields[name] as string])),
+      ...(purpose !== undefined && { purpose: scrub(purpose) }),
     },
   };
+}
+
+/** A money-moving write's purpose apart from its body fields; other writes have no such field. */
+function withoutPurpose(
+  operationId: WriteOperationId,
+  given: Readonly<Record<string, string | undefined>>,
+): { purpose: string | undefined; fields: Readonly<Record<string, string | undefined>> } {
+  if (!takesPurpose(operationId) || !Object.hasOwn(given, PURPOSE_FIELD)) {
+    return { purpose: undefined, fields: given };
+  }
+  const { [PURPOSE_FIELD]: purpose, ...fields } = given;
+  return { purpose, fields };
+}
+
+function purposeErrors(
+  operationId: WriteOperationId,
+  purpose: string | undefined,
+  rules: WriteRules,
+): FieldError[] {
+  if (purpose === undefined) {
+    return rules.requirePurpose.has(operationId)
+      ? [{ field: PURPOSE_FIELD, problem: { code: 'purpose_missing', operationId } }]
+      : [];
+  }
+  const problem =
+    purpose.length > MAX_PURPOSE_LENGTH
+      ? { code: 'too_long' as const, length: purpose.length, max: MAX_PURPOSE_LENGTH }
+      : valueProblem(PURPOSE_FIELD, purpose, false);
+  return problem === undefined
+    ? []
+    : [{ field: PURPOSE_FIELD, problem: { code: 'value', name: PURPOSE_FIELD, problem } }];
 }
 
 /**

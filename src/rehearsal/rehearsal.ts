@@ -91,6 +91,9 @@ export function rehearsalEnv(
     PAYOPS_APPROVALS_CHANNEL: REHEARSAL_APPROVALS_CHANNEL,
     PAYOPS_DATA_DIR: 'memory://',
     PAYOPS_ACCESS_ADMIN: '#payops-admins',
+    // The tests' and the benchmark's scripted writes state no purpose unless they are about it;
+    // the demo asks for one, as a deployment does by default.
+    PAYOPS_REQUIRE_PURPOSE: 'none',
     ...REHEARSAL_KEYS,
     PORT: '0',
     HOST: '127.0.0.1',

@@ -148,6 +148,7 @@ export function registerListeners(app: App, deps: Omit<SlackAppDeps, 'replays'>)
     approvalsChannelId: deps.approvalsChannelId,
     accessAdmin: deps.slack.accessAdmin,
     command: deps.slack.command,
+    requirePurpose: deps.slack.requirePurpose,
     logger: deps.logger,
   };
   registerCommands(app, { ...readerDeps, approvals: approvalDeps });

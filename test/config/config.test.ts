@@ -452,6 +452,31 @@ describe('signing and encryption keys', () => {
   });
 });
 
+describe('PAYOPS_REQUIRE_PURPOSE', () => {
+  const required = (env: Env) => [...loadConfig(env).slack.requirePurpose].sort();
+
+  it('requires a purpose of payouts and transfers unless set; none requires none', () => {
+    expect(required(bot)).toEqual(['createCryptoTransfer', 'createPayout', 'createTransfer']);
+    expect(required({ ...bot, PAYOPS_REQUIRE_PURPOSE: ' ' })).toEqual(required(bot));
+    expect(required({ ...bot, PAYOPS_REQUIRE_PURPOSE: 'None' })).toEqual([]);
+  });
+
+  it('reads the command words of money-moving writes, in any case', () => {
+    expect(required({ ...bot, PAYOPS_REQUIRE_PURPOSE: 'Payout, offramp-route' })).toEqual([
+      'createOfframpRoute',
+      'createPayout',
+    ]);
+  });
+
+  it('refuses a word that is not a money-moving write, saying which entry and what it takes', () => {
+    expect(
+      botProblems({ ...bot, PAYOPS_REQUIRE_PURPOSE: 'payout,create-wallet,none,payouts' }),
+    ).toEqual([
+      'PAYOPS_REQUIRE_PURPOSE: entries 2, 3 and 4 are not the command word of a money-moving write (transfer, crypto-transfer, payment-route, offramp-route, payout); none, alone, requires no purpose',
+    ]);
+  });
+});
+
 describe('PAYOPS_REMIND_AFTER', () => {
   it('is 2 hours unless set, and reads s, m, h and d', () => {
     expect(loadConfig(bot).approvals.remindAfterMs).toBe(7_200_000);

@@ -76,6 +76,7 @@ export class FakeRequestStore implements RequestStorePort {
       outcome: undefined,
       reconciliation: undefined,
       labels: request.labels,
+      purpose: request.purpose,
       updatedAt: now,
     };
     this.requests.set(id, stored);

@@ -25,6 +25,38 @@ describe.each(engines())('request seals on %s', (engine) => {
     }
   });
 
+  it('a purpose is stored with the request, sealed with it and written in its requested audit row; the body and fingerprint do not carry it', async () => {
+    const asked = newRequest({ requiredApprovals: 2, purpose: 'Invoice 2291' });
+    const created = await fixture.store.create(asked);
+    const stored = await fixture.store.get(created.id);
+    expect(stored?.purpose).toBe('Invoice 2291');
+    expect(stored?.body).toBe(asked.body);
+    expect(stored?.body).not.toContain('Invoice');
+    expect(stored?.fingerprint).toBe(testSigner.fingerprint('createPayout', {}, asked.body));
+    expect(stored?.seal).toBe(testSigner.requestSeal(created));
+    expect(testSigner.requestSeal({ ...created, purpose: 'Invoice 2292' })).not.toBe(stored?.seal);
+    expect(testSigner.requestSeal({ ...created, purpose: undefined })).not.toBe(stored?.seal);
+    const [requested] = await fixture.store.history(created.id);
+    expect(requested?.detail).toEqual({
+      operationId: 'createPayout',
+      requiredApprovals: 2,
+      purpose: 'Invoice 2291',
+    });
+  });
+
+  it('an approval of a request whose purpose was changed in the database claims it at once, to be stopped', async () => {
+    const created = await fixture.store.create(
+      newRequest({ requiredApprovals: 2, purpose: 'Invoice 2291' }),
+    );
+    await fixture.database.db.query('update payment_requests set purpose = $2 where id = $1', [
+      created.id,
+      'Invoice 9999',
+    ]);
+    expect((await fixture.store.approve(created.id, 'U0BOB', 'test', checks())).kind).toBe(
+      'claimed',
+    );
+  });
+
   it('an approval of a request whose seal does not hold claims it at once; of one that holds, it only counts', async () => {
     const intact = await fixture.store.create(newRequest({ requiredApprovals: 2 }));
     expect((await fixture.store.approve(intact.id, 'U0BOB', 'test', checks())).kind).toBe(

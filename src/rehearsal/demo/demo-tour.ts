@@ -28,7 +28,7 @@ export const TOUR_SETTINGS = {
 
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = (amount: string) =>
-  `/pay payout wallet_id=wal_acme_sol_treasury amount=${amount} currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach`;
+  `/pay payout wallet_id=wal_acme_sol_treasury amount=${amount} currency=USDC beneficiary_name="Jane Roe" beneficiary_account=000123456789 beneficiary_routing=021000021 destination_type=ach purpose="Invoice 2291"`;
 const REASON = 'Jane Roe was paid already this week: this one is a duplicate.';
 
 export interface TourContext {
@@ -89,7 +89,7 @@ export async function* tourScript(context: TourContext): AsyncGenerator<string> 
   const until = (condition: () => boolean, what: string) => shell().showWhen(condition, what);
 
   say(
-    'alice asks for a payout of 25.00 USDC. Nothing is sent yet: payops posts an approval card in #approvals and tells alice where it is.',
+    'alice asks for a payout of 25.00 USDC, stating its purpose (payops requires one). Nothing is sent yet: payops posts an approval card in #approvals, purpose included, and tells alice where it is.',
   );
   yield PAYOUT('25.00');
   const approve = button('Approve', 1);

@@ -10,6 +10,8 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { OPERATIONS } from '../../domain/operations.ts';
+import { DEFAULT_PURPOSE_REQUIRED } from '../../domain/purpose.ts';
 import { type Rehearsal, startRehearsal } from '../rehearsal.ts';
 import { SANDBOX_BUSINESS } from '../sandbox/payments-api.ts';
 import { isObject, parseJson } from '../sandbox/slack.ts';
@@ -22,6 +24,8 @@ import { ANSI_STYLE, PLAIN_STYLE } from './to-text.ts';
 const READERS = ['U0ALICE', 'U0BOB', 'U0CAROL', 'U0DAVE', 'S0APPROVERS'];
 /** Named in the refusal, so it shows a mention resolved to a name. */
 const ACCESS_ADMIN = '<@U0ALICE>';
+/** What a deployment requires by default (the rehearsals' own environment requires none). */
+const DEMO_REQUIRE_PURPOSE = DEFAULT_PURPOSE_REQUIRED.map((id) => OPERATIONS[id].command).join(',');
 const FIRST_USER = 'alice';
 const FIRST_CHANNEL = 'C0PAYOPS';
 /** The sandbox moves a payout on every 5 s: followed this often, each move shows soon after. */
@@ -54,6 +58,7 @@ export async function run(args: string[] = []): Promise<number> {
         PAYOPS_READERS: READERS.join(','),
         PAYOPS_ACCESS_ADMIN: ACCESS_ADMIN,
         PAYOPS_FOLLOW_INTERVAL_MS: FOLLOW_INTERVAL_MS,
+        PAYOPS_REQUIRE_PURPOSE: DEMO_REQUIRE_PURPOSE,
         LOG_LEVEL: level,
         ...(tour ? TOUR_SETTINGS.env : {}),
       },

@@ -120,6 +120,8 @@ const RECIPIENT_ACCOUNT_FIELDS = ['beneficiary_account', 'account_number', 'dest
  */
 const MAX_FACTS = 40;
 const MAX_FACTS_TEXT = 6000;
+/** A purpose whole (at most 200 characters, each `&` `<` `>` escaped to up to 4). */
+const PURPOSE_SHOWN = 1_000;
 /** Confirm dialog limits (Block Kit reference): title 100, text 300, buttons 30. */
 const CONFIRM = { title: 100, text: 300, button: 30 };
 
@@ -310,15 +312,17 @@ export function stoppedBeforeSending(request: Pick<PaymentRequest, 'status' | 'o
 // ——— what exactly is asked ———
 
 /**
- * The request's facts: who asked and the operation, then every path parameter and body field
- * in a table whose values are plain text, so each reads exactly as it is sent (banking numbers
- * masked). A value with letters of another script than Latin says so next to its name.
+ * The request's facts: who asked, the operation and its purpose, then every path parameter and
+ * body field in a table whose values are plain text, so each reads exactly as it is sent
+ * (banking numbers masked). A value with letters of another script than Latin says so next to
+ * its name. The purpose is not a value sent: it is shown apart from them.
  */
 export function requestBlocks(request: PaymentRequest, labels: CardLabels = {}): SectionBlock[] {
   const spec = OPERATIONS[request.operationId];
   const lines = [
     `*Requested by:* ${person(request.requesterId)} ${when(request.createdAt)}`,
     `*Operation:* ${inlineText(spec.summary)} ${code(`${spec.method} ${spec.path}`, 120)}`,
+    ...(request.purpose === undefined ? [] : [purposeLine(request.purpose)]),
   ];
   const facts = requestValues(request, labels);
   const shown = fitting(facts);
@@ -330,6 +334,11 @@ export function requestBlocks(request: PaymentRequest, labels: CardLabels = {}):
     );
   }
   return [...sectionsOfLines(lines), ...factSections(shown)];
+}
+
+/** What the requester said the money is for; not sent to the provider, so the card says so. */
+export function purposeLine(purpose: string): string {
+  return `*Purpose:* ${freeText(purpose, PURPOSE_SHOWN)} _(payops's own record; not sent to the provider)_`;
 }
 
 /** The first facts, as many as fit in `MAX_FACTS` and `MAX_FACTS_TEXT`. */

@@ -4,6 +4,7 @@ import type { PaymentRequest } from '../../domain/approval.ts';
 import { ACTION } from '../interaction-ids.ts';
 import {
   type FreezeNotice,
+  purposeLine,
   renderApprovalCard,
   requestTitle,
   statusText,
@@ -131,14 +132,15 @@ function decisionBlocks(content: HomeContent): KnownBlock[] {
 }
 
 /**
- * `*#12 · Create a payout · 10.00 USD*`, then what its approval card says of its state now,
- * with the provider's status when it is followed.
+ * `*#12 · Create a payout · 10.00 USD*`, its purpose, then what its approval card says of its
+ * state now, with the provider's status when it is followed.
  */
 function requestLine(request: PaymentRequest, { command, now }: HomeContent): KnownBlock {
   const where = request.channelId ? ` · approval message in <#${request.channelId}>` : '';
+  const purpose = request.purpose === undefined ? '' : `\n${purposeLine(request.purpose)}`;
   const provider = request.follow ? `\n${providerStatusLine(request.follow)}` : '';
   return section(
-    `*${escapeMrkdwn(requestTitle(request))}*${where}\n${statusText(request, command, now)}${provider}`,
+    `*${escapeMrkdwn(requestTitle(request))}*${where}${purpose}\n${statusText(request, command, now)}${provider}`,
   );
 }
 

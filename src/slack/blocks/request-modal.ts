@@ -7,6 +7,7 @@ import type {
   StaticSelect,
 } from '@slack/types';
 import { OPERATIONS, type OperationSpec, type WriteOperationId } from '../../domain/operations.ts';
+import { MAX_PURPOSE_LENGTH, PURPOSE_FIELD, takesPurpose } from '../../domain/purpose.ts';
 import { isRecord } from '../../payments/response-shape.ts';
 import { VIEW } from '../interaction-ids.ts';
 import { formatRequestForm } from '../private-metadata.ts';
@@ -35,6 +36,8 @@ export interface RequestModalOptions {
   values?: Record<string, string> | undefined;
   /** Where the command was typed: the requester's answer goes there. */
   channelId?: string | undefined;
+  /** Whether a money-moving write's purpose must be given (`PAYOPS_REQUIRE_PURPOSE`). */
+  purposeRequired?: boolean | undefined;
 }
 
 /** What a view_submission carries in `view.state` (slack-platform-notes §2). */
@@ -127,7 +130,26 @@ export function buildRequestModal(
       ...spec.bodyFields.map((name) =>
         fieldInput(name, Object.hasOwn(values, name) ? values[name] : undefined, options),
       ),
+      ...(takesPurpose(operationId)
+        ? [purposeInput(values, options.purposeRequired === true)]
+        : []),
     ],
+  };
+}
+
+/** The purpose: payops's own field, last and apart from the body's, which are sent. */
+function purposeInput(values: Readonly<Record<string, string>>, required: boolean): InputBlock {
+  const initial = Object.hasOwn(values, PURPOSE_FIELD) ? values[PURPOSE_FIELD] : undefined;
+  return {
+    type: 'input',
+    block_id: PURPOSE_FIELD,
+    label: plainText('Purpose', LIMIT.labelOrHint),
+    element: textElement(PURPOSE_FIELD, initial, MAX_PURPOSE_LENGTH),
+    hint: plainText(
+      'What it pays for, e.g. Invoice 2291. Approvers see it; it is not sent to the provider.',
+      LIMIT.labelOrHint,
+    ),
+    optional: !required,
   };
 }
 
@@ -183,14 +205,18 @@ function hintFor(name: string, listed: number, offered: number): string {
   return `Sent as ${name}, exactly as typed.`;
 }
 
-function textElement(name: string, initial: string | undefined): PlainTextInput {
+function textElement(
+  name: string,
+  initial: string | undefined,
+  maxLength = LIMIT.input,
+): PlainTextInput {
   const element: PlainTextInput = {
     type: 'plain_text_input',
     action_id: name,
-    max_length: LIMIT.input,
+    max_length: maxLength,
   };
   // Slack refuses the whole view over an initial value that is too long; the field is left empty.
-  if (initial !== undefined && initial !== '' && initial.length <= LIMIT.input) {
+  if (initial !== undefined && initial !== '' && initial.length <= maxLength) {
     element.initial_value = initial;
   }
   return element;

@@ -1,6 +1,7 @@
 import type { ApprovalWorkflow } from '../../app/approvals.ts';
 import type { ReadService } from '../../app/reads.ts';
 import type { RequestQueries } from '../../app/request-queries.ts';
+import type { WriteOperationId } from '../../domain/operations.ts';
 import type { Logger } from '../../logger.ts';
 
 /** What the approval flow's listeners use: its buttons, its forms and the write commands. */
@@ -14,5 +15,7 @@ export interface ApprovalDeps {
   accessAdmin: string;
   /** The slash command as configured (`/pay` unless renamed), for answers that name it. */
   command: string;
+  /** The writes refused without a purpose (`PAYOPS_REQUIRE_PURPOSE`); none when not given. */
+  requirePurpose?: ReadonlySet<WriteOperationId> | undefined;
   logger: Logger;
 }

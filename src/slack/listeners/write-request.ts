@@ -4,7 +4,7 @@ import type { ApprovalWorkflow } from '../../app/approvals.ts';
 import type { AnswerTarget } from '../../app/outbox-port.ts';
 import type { Choice } from '../../app/reads.ts';
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
-import { parseWriteCommand } from '../../domain/write-commands.ts';
+import { parseWriteCommand, type WriteRules } from '../../domain/write-commands.ts';
 import type { SlackMessage } from '../blocks/format.ts';
 import { renderDenied, renderMissingScopes, renderNotCreated } from '../blocks/messages.ts';
 import { buildNoticeModal, buildRequestModal, type Option } from '../blocks/request-modal.ts';
@@ -25,7 +25,7 @@ export async function answerWriteCommand(
   },
   client: WebClient,
 ): Promise<SlackMessage | undefined> {
-  const parsed = parseWriteCommand(command.text);
+  const parsed = parseWriteCommand(command.text, writeRules(deps));
   if (parsed.kind === 'invalid') {
     // Someone who may not request is told so, not how to fix a request they cannot make.
     const decision = await deps.workflow.canRequest(command.user_id);
@@ -69,6 +69,11 @@ export async function requestWrite(
   return renderRequestResult(deps, result, intent.operationId);
 }
 
+/** What the deployment asks of a write besides its fields, for its command and its form. */
+export function writeRules(deps: Pick<ApprovalDeps, 'requirePurpose'>): WriteRules {
+  return { requirePurpose: deps.requirePurpose ?? new Set() };
+}
+
 /** The request form, its selects filled with choices read from the provider. */
 async function requestModal(
   deps: ApprovalDeps,
@@ -83,6 +88,7 @@ async function requestModal(
     corridors: choices.corridors.map(option),
     path,
     channelId,
+    purposeRequired: writeRules(deps).requirePurpose.has(operationId),
   });
 }
 

@@ -129,6 +129,8 @@ function writeProblemText(command: string, problem: WriteProblem): string {
     }
     case 'field_missing':
       return `${problem.name}: missing (every field is needed)`;
+    case 'purpose_missing':
+      return `purpose: missing — ${typed(command, problem.operationId)} needs a purpose: what the money is for, e.g. purpose="Invoice 2291". Approvers see it on the card; it is not sent to the provider`;
     case 'value':
       return `${problem.name}: ${valueProblemText(problem.problem)}`;
     case 'body_too_long':

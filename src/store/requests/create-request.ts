@@ -32,6 +32,8 @@ export interface NewRequest {
   expiresAt: Date;
   requesterChannelId: string | undefined;
   labels?: RequestLabels | undefined;
+  /** Why the money moves, scrubbed; part of its seal (`sealOf`). */
+  purpose?: string | undefined;
   /** Where the requester's confirmation goes (the outbox delivers it). */
   answerTo?: AnswerTarget | undefined;
   /**
@@ -56,8 +58,8 @@ export class WindowChangedError extends Error {
 const CREATE_REQUEST = `
   with created as (
     insert into payment_requests
-      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, id, seal, payment_key)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16, $17)
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, id, seal, payment_key, purpose)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16, $17, $18)
     returning ${REQUEST_TABLE_COLUMNS}
   ), created_audit as (
     ${INSERT_AUDIT}
@@ -125,9 +127,11 @@ async function insertRequest(
     request.expiresAt.toISOString(),
     request.requesterChannelId ?? null,
     request.labels ? JSON.stringify(request.labels) : null,
+    // The purpose in the audit chain too: what the request was for, kept with who asked it.
     JSON.stringify({
       operationId: request.operationId,
       requiredApprovals: request.requiredApprovals,
+      ...(request.purpose !== undefined && { purpose: request.purpose }),
     }),
     request.answerTo ? JSON.stringify(request.answerTo) : null,
     request.holdKey,
@@ -136,6 +140,7 @@ async function insertRequest(
     id,
     request.sealOf(id),
     request.paymentKey ?? null,
+    request.purpose ?? null,
   ]);
   if (!row) throw new Error('the new request was not returned by its insert');
   return toRequest(row, cipher);

@@ -27,7 +27,7 @@ export interface RequestDb {
  */
 export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, payment_key, requester_id,
   status, required_approvals, created_at, expires_at, updated_at, sent_at, channel_id, message_ts,
-  decided_by, reason, outcome, reconciliation, labels, seal`;
+  decided_by, reason, outcome, reconciliation, labels, seal, purpose`;
 
 /** The same columns of a row named `r`. */
 export const REQUEST_ROW_COLUMNS = REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1');
@@ -63,6 +63,7 @@ export interface RequestRow {
   reconciliation: Reconciliation | null;
   labels: RequestLabels | null;
   seal: string | null;
+  purpose: string | null;
   approval_list: Array<{ userId: string; at: string; seal: string | null }> | string;
   follow_state?: FollowStateRow | string | null;
 }
@@ -99,6 +100,7 @@ export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentReques
     sentAt: row.sent_at ? iso(row.sent_at) : undefined,
     reconciliation: row.reconciliation ?? undefined,
     labels: row.labels ?? undefined,
+    purpose: row.purpose ?? undefined,
     follow: toProviderFollow(row.follow_state),
     updatedAt: iso(row.updated_at),
   };

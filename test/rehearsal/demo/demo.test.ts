@@ -313,8 +313,11 @@ describe('the README', () => {
     const block = /```\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
     const lines = block.split('\n').filter((line) => line.trim() !== '');
     expect(lines.length).toBeGreaterThan(10);
-    // A demo of its own: the walk-through names requests #1 to #3.
-    const demo = await startRehearsal({ env: { PAYOPS_FOLLOW_INTERVAL_MS: '500' } });
+    // A demo of its own: the walk-through names requests #1 to #3. Purposes required, as the
+    // demo (and a deployment) requires them.
+    const demo = await startRehearsal({
+      env: { PAYOPS_FOLLOW_INTERVAL_MS: '500', PAYOPS_REQUIRE_PURPOSE: '' },
+    });
     let printed: string;
     try {
       printed = await session([...lines, 'quit'], { emulation: demo.slack, botUrl: demo.botUrl });

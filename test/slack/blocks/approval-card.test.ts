@@ -165,6 +165,15 @@ describe('renderApprovalCard: what exactly is asked', () => {
     ]);
   });
 
+  it('a purpose is shown under the operation, escaped, apart from the values sent; none, no line', () => {
+    const { text, rows } = card(request({ purpose: 'Invoice 2291 <!channel> & co' }));
+    expect(text).toContain(
+      "*Purpose:* Invoice 2291 &lt;!channel&gt; &amp; co _(payops's own record; not sent to the provider)_",
+    );
+    expect(rows.flat().join(' ')).not.toContain('Invoice');
+    expect(card(request()).text).not.toContain('Purpose');
+  });
+
   it('a transfer takes its currency from source_currency and names the recipient and corridor', () => {
     const fields = {
       wallet_id: 'wal_1',

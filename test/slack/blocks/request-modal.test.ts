@@ -14,6 +14,7 @@ import {
   OPERATIONS,
   type WriteOperationId,
 } from '../../../src/domain/operations.ts';
+import { takesPurpose } from '../../../src/domain/purpose.ts';
 import {
   buildRejectReasonModal,
   buildRequestModal,
@@ -108,12 +109,15 @@ function stateFor(view: ModalView, values: Record<string, string>): ModalState {
 
 describe('buildRequestModal', () => {
   it.each(WRITE_IDS)(
-    '%s has exactly one input per catalogue body field, ids = field name',
+    '%s has exactly one input per catalogue body field, ids = field name, then a money-moving write its purpose',
     (operationId) => {
       const view = modal(operationId);
-      const fields = OPERATIONS[operationId].bodyFields;
-      expect(inputsOf(view).map((block) => block.block_id)).toEqual([...fields]);
-      expect(inputsOf(view).map((block) => block.element.action_id)).toEqual([...fields]);
+      const fields = [
+        ...OPERATIONS[operationId].bodyFields,
+        ...(takesPurpose(operationId) ? ['purpose'] : []),
+      ];
+      expect(inputsOf(view).map((block) => block.block_id)).toEqual(fields);
+      expect(inputsOf(view).map((block) => block.element.action_id)).toEqual(fields);
       expect(view).toMatchObject({
         type: 'modal',
         callback_id: VIEW.request,
@@ -123,6 +127,23 @@ describe('buildRequestModal', () => {
       expect(parseRequestForm(view.private_metadata ?? '')).toEqual({ operationId, path: {} });
     },
   );
+
+  it('the purpose input is optional unless required, at most 200 characters, and read back with the fields', () => {
+    const optional = input(modal('createPayout'), 'purpose');
+    expect(optional).toMatchObject({ optional: true, label: { text: 'Purpose' } });
+    expect(optional.hint?.text).toContain('not sent to the provider');
+    expect((optional.element as PlainTextInput).max_length).toBe(200);
+    const view = modal('createPayout', { purposeRequired: true });
+    expect(input(view, 'purpose').optional).toBe(false);
+    expect(readModalValues(stateFor(view, { amount: '5.00', purpose: 'Invoice 2291' }))).toEqual({
+      amount: '5.00',
+      purpose: 'Invoice 2291',
+    });
+    const prefilled = modal('createPayout', { values: { purpose: 'Invoice 2291' } });
+    expect((input(prefilled, 'purpose').element as PlainTextInput).initial_value).toBe(
+      'Invoice 2291',
+    );
+  });
 
   it('titles fit in 24 characters and say what is requested', () => {
     expect(modal('createPayout').title.text).toBe('Request a payout');

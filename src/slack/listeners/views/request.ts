@@ -1,5 +1,6 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
 import { OPERATIONS } from '../../../domain/operations.ts';
+import { PURPOSE_FIELD, takesPurpose } from '../../../domain/purpose.ts';
 import { validateWriteFields } from '../../../domain/write-commands.ts';
 import { answerPrivately } from '../../answer-privately.ts';
 import { renderRequestNotStored } from '../../blocks/messages.ts';
@@ -8,7 +9,7 @@ import { parseRequestForm } from '../../private-metadata.ts';
 import { fieldErrorText, formUnreadableText } from '../../text/commands.ts';
 import type { ApprovalDeps } from '../deps.ts';
 import { guarded } from '../guarded.ts';
-import { requestWrite } from '../write-request.ts';
+import { requestWrite, writeRules } from '../write-request.ts';
 
 /**
  * The request form, submitted: its mistakes are shown under its fields; a valid write is stored
@@ -28,12 +29,19 @@ export function requestCallback(deps: ApprovalDeps) {
         view: buildNoticeModal(formUnreadableText(deps.command)),
       });
     }
-    const validated = validateWriteFields(form.operationId, form.path, readModalValues(view.state));
+    const validated = validateWriteFields(
+      form.operationId,
+      form.path,
+      readModalValues(view.state),
+      writeRules(deps),
+    );
     if ('errors' in validated) {
       const errors: Record<string, string> = {};
       const { bodyFields } = OPERATIONS[form.operationId];
+      // The form's inputs: a block per body field, and the purpose's for a money-moving write.
+      const inputs = takesPurpose(form.operationId) ? [...bodyFields, PURPOSE_FIELD] : bodyFields;
       for (const error of validated.errors) {
-        const field = error.field && bodyFields.includes(error.field) ? error.field : bodyFields[0];
+        const field = error.field && inputs.includes(error.field) ? error.field : inputs[0];
         const text = fieldErrorText(deps.command, error);
         if (field) errors[field] = errors[field] ? `${errors[field]} ${text}` : text;
       }

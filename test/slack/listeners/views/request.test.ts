@@ -4,6 +4,7 @@ import { requestCallback } from '../../../../src/slack/listeners/views/request.t
 import { formatRequestForm } from '../../../../src/slack/private-metadata.ts';
 import { fakeBolt } from '../../../fakes/bolt.ts';
 import { approvalDeps, formSubmission, referenceIn } from '../../../helpers/listeners.ts';
+import { testSigner } from '../../../helpers/requests.ts';
 import { workflowOnFakes } from '../../../helpers/workflow.ts';
 
 type RequestArgs = AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>;
@@ -74,6 +75,28 @@ describe('requestCallback', () => {
     expect(Object.keys(ack?.errors ?? {}).sort()).toEqual(['amount', 'beneficiary_name']);
     expect(ack?.errors.amount).toContain('amount');
     expect(store.requests.size).toBe(0);
+  });
+
+  it('a required purpose left empty is shown under the purpose input; given, it is stored beside the body, not in it', async () => {
+    const { workflow, store, payments } = workflowOnFakes();
+    const deps = { ...approvalDeps(workflow), requirePurpose: new Set(['createPayout'] as const) };
+    const refused = await submit(deps, 'U0BOB', PAYOUT);
+    const [ack] = refused.acks as Array<{
+      response_action: string;
+      errors: Record<string, string>;
+    }>;
+    expect(ack?.response_action).toBe('errors');
+    expect(Object.keys(ack?.errors ?? {})).toEqual(['purpose']);
+    expect(ack?.errors.purpose).toContain('`/payments payout` needs a purpose');
+    expect(store.requests.size).toBe(0);
+
+    await submit(deps, 'U0BOB', { ...PAYOUT, purpose: 'Invoice 2291' });
+    const [request] = [...store.requests.values()];
+    expect(request?.purpose).toBe('Invoice 2291');
+    expect(JSON.parse(request?.body ?? '{}')).toEqual(PAYOUT);
+    // Sealed with its purpose: the seal the workflow checks at each approval holds.
+    expect(request?.seal).toBe(request && testSigner.requestSeal(request));
+    expect(payments.count('createPayout')).toBe(0);
   });
 
   it('refuses a form whose metadata payops did not write, and stores nothing', async () => {

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { WebClient } from '@slack/web-api';
 import { AccessControl, type GroupDirectory } from './app/access.ts';
 import { ApprovalWorkflow } from './app/approvals.ts';
+import { ApproverGroups } from './app/approver-groups.ts';
 import { approverSupply } from './app/approver-supply.ts';
 import { runFirstChecks } from './app/first-checks.ts';
 import { Follower } from './app/follow-up.ts';
@@ -26,6 +27,7 @@ import { SlackRateLimiter } from './slack/rate-limits.ts';
 import type { Replays } from './slack/request-edge.ts';
 import { outcomeWords } from './slack/text/outcomes.ts';
 import { providerErrorText } from './slack/text/provider-errors.ts';
+import { ApproverGroupsStore } from './store/approver-groups-store.ts';
 import { FollowStore } from './store/follow-store.ts';
 import { HomeStore } from './store/home-store.ts';
 import { migrate } from './store/migrate.ts';
@@ -142,7 +144,15 @@ async function build(
   logger.info({ policy }, 'approval policy in force');
 
   const instanceId = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const access = new AccessControl(directory);
+  const approverGroups = new ApproverGroups({
+    store: new ApproverGroupsStore(db),
+    groups: config.approvals.approvers.groups,
+    onChange: () => outbox.nudge(),
+    logger,
+  });
+  // Before the store closes: what was learnt of a group is recorded.
+  closing.add(() => approverGroups.settled());
+  const access = new AccessControl(directory, { watch: approverGroups });
   const reads = new ReadService(payments, keyScopes);
   const outboxStore = new OutboxStore(db);
   const queries = new RequestQueries({ store, outbox: outboxStore });

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { APPROVER_GROUP_CHANGED } from '../../../src/domain/approver-group-change.ts';
+import { renderAnnouncement } from '../../../src/slack/blocks/announcements.ts';
 import { approverGroupChangeText } from '../../../src/slack/text/approver-groups.ts';
 
 describe('the words of an approver group’s change', () => {
@@ -17,5 +19,17 @@ describe('the words of an approver group’s change', () => {
   it('escapes what is not a Slack id, so a stored value cannot mention the channel', () => {
     const text = approverGroupChangeText({ group: '<!channel>', added: ['<!here>'], removed: [] });
     expect(text).not.toMatch(/<!channel>|<!here>/);
+  });
+
+  it('draws the outbox’s announcement from what its audit row holds, and nothing from anything else', () => {
+    const body = { group: 'S0APPROVERS', added: ['U0ERIN'], removed: [] };
+    expect(renderAnnouncement(APPROVER_GROUP_CHANGED, body)?.text).toBe(
+      '<@U0ERIN> was added to approvers group <!subteam^S0APPROVERS>.',
+    );
+    const empty = { group: 'S0APPROVERS', added: [], removed: [] };
+    expect(renderAnnouncement(APPROVER_GROUP_CHANGED, empty)).toBe(undefined);
+    const garbled = { group: 'S0APPROVERS', added: 'U0ERIN' };
+    expect(renderAnnouncement(APPROVER_GROUP_CHANGED, garbled)).toBe(undefined);
+    expect(renderAnnouncement(APPROVER_GROUP_CHANGED, null)).toBe(undefined);
   });
 });

@@ -1,0 +1,87 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type PaymentsSandbox,
+  startPaymentsSandbox,
+} from '../../src/rehearsal/sandbox/payments-api.ts';
+import {
+  type SlackDriver,
+  type SlackEmulation,
+  startSlackEmulation,
+} from '../../src/rehearsal/sandbox/slack.ts';
+import { cleanUpPayops, payopsEnvironment, sleep, startPayops } from '../helpers/bot-process.ts';
+import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+
+/**
+ * Replicas on one PostgreSQL learn an approver group's change each by its own read: the group's
+ * row lock, not any process's memory, makes it one audit row and one announcement.
+ */
+
+const onPostgres = engines().includes('postgres');
+if (!onPostgres)
+  console.warn(
+    'approver-groups-replicas.test.ts is skipped: replicas sharing a database need PostgreSQL (TEST_DATABASE_URL)',
+  );
+
+describe.skipIf(!onPostgres)('an approver group’s change seen by two payops processes', () => {
+  let sandbox: PaymentsSandbox;
+  let slack: SlackEmulation;
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    [sandbox, slack, database] = await Promise.all([
+      startPaymentsSandbox(),
+      startSlackEmulation(),
+      freshDatabase('postgres'),
+    ]);
+  });
+  afterEach((context) => cleanUpPayops(context.task.result?.state === 'fail'));
+  afterAll(async () => {
+    await Promise.all([sandbox?.close(), slack?.close(), database?.drop()]);
+  });
+
+  it('both told of it at once: one audit row, one announcement', { timeout: 45_000 }, async () => {
+    const env = payopsEnvironment(sandbox, slack, { DATABASE_URL: database.url as string });
+    const [a, b] = await Promise.all([startPayops('A', env), startPayops('B', env)]);
+    const [toA, toB] = [a, b].map((replica) => slack.driver(replica.eventsUrl)) as [
+      SlackDriver,
+      SlackDriver,
+    ];
+    const reads = () => slack.callsTo('usergroups.users.list').length;
+    const recorded = async () =>
+      (
+        await database.db.query<{ members: string[] }>(
+          "select members from approver_groups where group_id = 'S0APPROVERS'",
+        )
+      )[0]?.members;
+
+    // The group as it was: recorded by A's first read of it, announced to nobody.
+    await toA.event({
+      event: { type: 'subteam_updated', subteam: { id: 'S0APPROVERS', name: 'PayOps approvers' } },
+    });
+    await expect.poll(recorded, { timeout: 10_000 }).toEqual(['U0ALICE', 'U0BOB', 'U0CAROL']);
+
+    const before = reads();
+    const event = slack.changeGroupMembers('S0APPROVERS', ['U0ALICE', 'U0BOB', 'U0ERIN']);
+    // One event, landing on both replicas (a retry sent to the other one, behind a balancer).
+    await Promise.all([
+      toA.event({ event, eventId: 'EvGROUP' }),
+      toB.event({ event, eventId: 'EvGROUP' }),
+    ]);
+    const text =
+      '<@U0ERIN> was added to approvers group <!subteam^S0APPROVERS>; <@U0CAROL> was removed.';
+    await slack.waitForCall('chat.postMessage', (call) => call.args.text === text, {
+      timeoutMs: 10_000,
+    });
+    await slack.waitFor(() => reads() >= before + 2, { description: 'both replicas’ reads' });
+    // Time for the slower replica's comparison, and for any second announcement to go out.
+    await sleep(1_500);
+
+    expect(await recorded()).toEqual(['U0ALICE', 'U0BOB', 'U0ERIN']);
+    const audit = await database.db.query<{ detail: unknown }>(
+      "select detail from audit_log where event = 'approver_group_changed'",
+    );
+    expect(audit).toHaveLength(1);
+    const posted = slack.callsTo('chat.postMessage').filter((call) => call.args.text === text);
+    expect(posted).toHaveLength(1);
+  });
+});

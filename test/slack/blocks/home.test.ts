@@ -47,6 +47,21 @@ describe('the Home tab', () => {
     expect(text).toContain('/pay commands');
   });
 
+  it('shows a request’s purpose in the queue, among one’s own requests and in the last decisions', () => {
+    const purpose = (id: number) => request(id, { purpose: `Invoice ${id}` });
+    const view = renderHome({
+      queue: { requests: [purpose(1)], total: 1 },
+      own: [purpose(2)],
+      decisions: [purpose(3)],
+      freeze: undefined,
+      help: undefined,
+      command: '/pay',
+      now: NOW,
+    });
+    const text = JSON.stringify(view.blocks);
+    for (const id of [1, 2, 3]) expect(text).toContain(`*Purpose:* Invoice ${id}`);
+  });
+
   it('draws each queued request as its card, its buttons the Home’s, naming what was shown', () => {
     const queued = request(7);
     const view = renderHome({

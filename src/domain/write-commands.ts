@@ -89,7 +89,13 @@ const NO_RULES: WriteRules = { requirePurpose: new Set() };
 export type WriteParse =
   | { kind: 'intent'; intent: WriteIntent }
   /** No fields typed for an operation that has some: the Slack side opens a form. */
-  | { kind: 'modal'; operationId: WriteOperationId; path: Record<string, string> }
+  | {
+      kind: 'modal';
+      operationId: WriteOperationId;
+      path: Record<string, string>;
+      /** A purpose typed without the fields, for the form to start with. */
+      purpose?: string;
+    }
   | { kind: 'invalid'; errors: FieldError[] };
 
 /** Longer values are typing accidents, not names or addresses. */
@@ -153,9 +159,16 @@ export function parseWriteCommand(text: string, rules: WriteRules = NO_RULES): W
   const { path, fields, errors } = collectArguments(operationId, rest);
   const spec = OPERATIONS[operationId];
   // No fields at all means "give me the form"; reporting each missing field would be noise.
-  if (Object.keys(fields).length === 0 && spec.bodyFields.length > 0) {
-    const all = [...errors, ...pathErrors(operationId, path)];
-    return all.length > 0 ? invalid(all) : { kind: 'modal', operationId, path };
+  // A purpose alone (`payout purpose="…"`) asks for the form too, which starts with it.
+  const { purpose, fields: body } = withoutPurpose(operationId, fields);
+  if (Object.keys(body).length === 0 && spec.bodyFields.length > 0) {
+    const all = [
+      ...errors,
+      ...pathErrors(operationId, path),
+      ...(purpose === undefined ? [] : purposeErrors(operationId, purpose, rules)),
+    ];
+    if (all.length > 0) return invalid(all);
+    return { kind: 'modal', operationId, path, ...(purpose !== undefined && { purpose }) };
   }
   const validated = validateWriteFields(operationId, path, fields, rules);
   if ('errors' in validated) return invalid([...errors, ...validated.errors]);

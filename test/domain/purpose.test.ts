@@ -111,6 +111,19 @@ describe('a purpose typed on the command line', () => {
     ]);
   });
 
+  it('typed alone asks for the form, which starts with it; checked all the same', () => {
+    expect(parseWriteCommand('payout purpose="Invoice 2291"', REQUIRED)).toEqual({
+      kind: 'modal',
+      operationId: 'createPayout',
+      path: {},
+      purpose: 'Invoice 2291',
+    });
+    const tooLong = parseWriteCommand(`payout purpose="${'x'.repeat(201)}"`, REQUIRED);
+    expect(tooLong.kind === 'invalid' && words(tooLong.errors)).toEqual([
+      { field: 'purpose', message: 'purpose: 201 characters long; at most 200' },
+    ]);
+  });
+
   it('shows in the usage of the writes that take one', () => {
     expect(writeUsageForm('createPayout').fields).toMatch(/destination_type=… purpose="…"$/);
     expect(writeUsageForm('createWallet').fields).toBe('chain=…');

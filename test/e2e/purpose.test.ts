@@ -112,4 +112,17 @@ describe('a payout’s purpose, end to end over signed Slack requests', () => {
     );
     expect(JSON.stringify(card.args)).toContain('*Purpose:* Q3 rent');
   });
+
+  it('a purpose typed alone opens the form with it filled in', async () => {
+    const sent = await r.driver.slashCommand({
+      text: 'payout purpose="Q4 rent"',
+      userId: 'U0ALICE',
+      channelId: 'C0PAYOPS',
+    });
+    expect(sent.status).toBe(200);
+    const form = await r.slack.waitForCall('views.update', (call) =>
+      JSON.stringify(call.args).includes('Q4 rent'),
+    );
+    expect(JSON.stringify(form.args)).toContain('"initial_value":"Q4 rent"');
+  });
 });

@@ -3,8 +3,13 @@ import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow } from '../../app/approvals.ts';
 import type { AnswerTarget } from '../../app/outbox-port.ts';
 import type { Choice } from '../../app/reads.ts';
-import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
-import { parseWriteCommand, type WriteRules } from '../../domain/write-commands.ts';
+import { OPERATIONS } from '../../domain/operations.ts';
+import { PURPOSE_FIELD } from '../../domain/purpose.ts';
+import {
+  parseWriteCommand,
+  type WriteParse,
+  type WriteRules,
+} from '../../domain/write-commands.ts';
 import type { SlackMessage } from '../blocks/format.ts';
 import { renderDenied, renderMissingScopes, renderNotCreated } from '../blocks/messages.ts';
 import { buildNoticeModal, buildRequestModal, type Option } from '../blocks/request-modal.ts';
@@ -48,7 +53,7 @@ export async function answerWriteCommand(
         renderMissingScopes(OPERATIONS[parsed.operationId].summary, missing).text,
       );
     }
-    return requestModal(deps, parsed.operationId, parsed.path, command.channel_id);
+    return requestModal(deps, parsed, command.channel_id);
   });
   return undefined;
 }
@@ -77,8 +82,7 @@ export function writeRules(deps: Pick<ApprovalDeps, 'requirePurpose'>): WriteRul
 /** The request form, its selects filled with choices read from the provider. */
 async function requestModal(
   deps: ApprovalDeps,
-  operationId: WriteOperationId,
-  path: Record<string, string>,
+  { operationId, path, purpose }: Extract<WriteParse, { kind: 'modal' }>,
   channelId: string,
 ): Promise<ModalView> {
   const choices = await deps.reads.formChoices();
@@ -87,6 +91,7 @@ async function requestModal(
     recipients: choices.recipients.map(option),
     corridors: choices.corridors.map(option),
     path,
+    values: purpose === undefined ? undefined : { [PURPOSE_FIELD]: purpose },
     channelId,
     purposeRequired: writeRules(deps).requirePurpose.has(operationId),
   });

@@ -100,16 +100,24 @@ export class AccessControl {
 
   /**
    * Slack says `groupId` changed: its cached members are dropped, and a watched group is read
-   * again at once, so that its change is learnt now rather than at the next check. Rejects when
-   * the directory cannot answer.
+   * at once, so that its change is learnt now rather than at the next check. That read answers
+   * the checks made while it is under way, and is not kept: a check after it asks the directory
+   * again, as after any forget. Rejects when the directory cannot answer.
    */
   async changed(groupId: string): Promise<void> {
     this.forget(groupId);
-    if (this.#watch?.watches(groupId)) await this.#groupMembers(groupId, 0);
+    if (this.#watch?.watches(groupId)) await this.#groupMembers(groupId, 0, { keep: false });
   }
 
-  /** The group's members as read at most `maxAgeMs` ago (a read under way counts from its start). */
-  async #groupMembers(groupId: string, maxAgeMs: number): Promise<ReadonlySet<string>> {
+  /**
+   * The group's members as read at most `maxAgeMs` ago (a read under way counts from its start);
+   * a new read is cached unless `keep` is false.
+   */
+  async #groupMembers(
+    groupId: string,
+    maxAgeMs: number,
+    { keep = true } = {},
+  ): Promise<ReadonlySet<string>> {
     const now = this.#now();
     const cached = this.#cache.get(groupId);
     if (cached && now - cached.readAt < maxAgeMs) return cached.members;
@@ -122,7 +130,7 @@ export class AccessControl {
         const members: ReadonlySet<string> = new Set(list);
         const latest = this.#cache.get(groupId);
         const forgotten = this.#forgottenAt.get(groupId) ?? Number.NEGATIVE_INFINITY;
-        if (now > forgotten && (!latest || latest.readAt <= now)) {
+        if (keep && now > forgotten && (!latest || latest.readAt <= now)) {
           this.#cache.set(groupId, { members, readAt: now });
         }
         return members;

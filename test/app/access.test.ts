@@ -83,14 +83,24 @@ describe('access control', () => {
   it('a change Slack announces reads a watched group at once, and only forgets another', async () => {
     const slack = directory(['U0BOB']);
     const { watch, learnt } = watching(['S0APPROVERS']);
-    const access = new AccessControl(slack, { now: () => 0, watch });
+    let clock = 0;
+    // A clock that moves at every look: the read begins after the change, not in its instant.
+    const access = new AccessControl(slack, { now: () => clock++, watch });
     await access.changed('S0READERS');
     expect(slack.state.reads).toBe(0);
     slack.state.members = ['U0CAROL'];
-    await access.changed('S0APPROVERS');
+    const open = slack.hold();
+    const changing = access.changed('S0APPROVERS');
+    // A check while that read is under way waits for it rather than asking again.
+    const during = access.check(approvers, 'U0CAROL', { fresh: true });
+    open();
+    await changing;
+    expect((await during).allowed).toBe(true);
     expect(slack.state.reads).toBe(1);
-    expect(learnt).toEqual([['S0APPROVERS', ['U0CAROL'], 0]]);
+    expect(learnt).toEqual([['S0APPROVERS', ['U0CAROL'], 2]]);
+    // It is not kept: a check after it asks the directory, as after any forget.
     expect((await access.check(approvers, 'U0CAROL')).allowed).toBe(true);
+    expect(slack.state.reads).toBe(2);
   });
 
   it('a change Slack announces, read while the directory fails, rejects and leaves nothing cached', async () => {

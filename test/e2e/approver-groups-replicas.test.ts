@@ -1,15 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  type PaymentsSandbox,
-  startPaymentsSandbox,
-} from '../../src/rehearsal/sandbox/payments-api.ts';
-import {
-  type SlackDriver,
-  type SlackEmulation,
-  startSlackEmulation,
-} from '../../src/rehearsal/sandbox/slack.ts';
-import { cleanUpPayops, payopsEnvironment, sleep, startPayops } from '../helpers/bot-process.ts';
-import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { describe, expect, it } from 'vitest';
+import type { SlackDriver } from '../../src/rehearsal/sandbox/slack.ts';
+import { sleep, startPayops } from '../helpers/bot-process.ts';
+import { engines } from '../helpers/db.ts';
+import { replicasOnPostgres } from '../helpers/replicas.ts';
 
 /**
  * Replicas on one PostgreSQL learn an approver group's change each by its own read: the group's
@@ -23,24 +16,11 @@ if (!onPostgres)
   );
 
 describe.skipIf(!onPostgres)('an approver group’s change seen by two payops processes', () => {
-  let sandbox: PaymentsSandbox;
-  let slack: SlackEmulation;
-  let database: TestDatabase;
-
-  beforeAll(async () => {
-    [sandbox, slack, database] = await Promise.all([
-      startPaymentsSandbox(),
-      startSlackEmulation(),
-      freshDatabase('postgres'),
-    ]);
-  });
-  afterEach((context) => cleanUpPayops(context.task.result?.state === 'fail'));
-  afterAll(async () => {
-    await Promise.all([sandbox?.close(), slack?.close(), database?.drop()]);
-  });
+  const setting = replicasOnPostgres();
 
   it('both told of it at once: one audit row, one announcement', { timeout: 45_000 }, async () => {
-    const env = payopsEnvironment(sandbox, slack, { DATABASE_URL: database.url as string });
+    const { slack, database } = setting;
+    const env = setting.env();
     const [a, b] = await Promise.all([startPayops('A', env), startPayops('B', env)]);
     const [toA, toB] = [a, b].map((replica) => slack.driver(replica.eventsUrl)) as [
       SlackDriver,

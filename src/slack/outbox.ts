@@ -67,7 +67,7 @@ export const CARD_EVENT = 'payops_approval_card';
 export const NOTICE_EVENT = 'payops_notice';
 /** A notice about the request's record at the provider (its status followed), with its `event`. */
 export const FOLLOW_NOTICE_EVENT = 'payops_provider_status';
-/** An announcement of no request (the policy changed), with its `delivery_id` and `event`. */
+/** An announcement of no request (the policy or an approver group changed), with its `delivery_id` and `event`. */
 export const ANNOUNCEMENT_EVENT = 'payops_announcement';
 
 /** Slack calls of the dispatcher fail after this long (their outcome is then unknown). */

@@ -30,7 +30,7 @@ export interface Delivery {
   kind: DeliveryKind;
   /**
    * What a notice tells (a status, or reconciled / resolved / late_outcome / card_failed), or
-   * an announcement (policy_changed).
+   * an announcement (policy_changed, approver_group_changed).
    */
   event: string | undefined;
   /** An announcement's data, as its enqueuer stored it: the Slack side reads and words it. */

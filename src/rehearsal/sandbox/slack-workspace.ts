@@ -137,6 +137,8 @@ export interface UploadedFile {
   bytes?: Buffer;
   completed: boolean;
   channelId?: string;
+  /** Who uploaded it: a member (`shareFile`, `uploadFile`); the bot's own otherwise. */
+  user?: string;
 }
 
 export interface ResponseUrlContext {
@@ -408,6 +410,7 @@ export class SlackWorkspace {
     'conversations.replies': (args) => this.replies(args),
     'files.getUploadURLExternal': (args) => this.uploadUrl(args),
     'files.completeUploadExternal': (args) => this.completeUploads(args),
+    'files.info': (args) => ({ file: this.fileObject(requiredText(args, 'file')) }),
   };
 
   constructor(private readonly options: WorkspaceOptions) {
@@ -629,6 +632,74 @@ export class SlackWorkspace {
       });
     }
     return { status: 200, body: 'ok' };
+  }
+
+  // ---- members' files, and files.info ----
+
+  /**
+   * A file `userId` uploads: shared in `channelId` with a message, as a member drops a file in
+   * a channel, or shared nowhere, as a modal's file input uploads one for the app.
+   */
+  uploadFileAs(
+    userId: string,
+    file: { name: string; bytes: Buffer; channelId?: string | undefined },
+  ): UploadedFile {
+    const user = this.knownUser(userId).id;
+    const id = this.nextFileId();
+    const channel = file.channelId === undefined ? undefined : this.resolveChannel(file.channelId);
+    const uploaded: UploadedFile = {
+      id,
+      filename: file.name,
+      declaredLength: file.bytes.length,
+      title: file.name,
+      bytes: Buffer.from(file.bytes),
+      completed: true,
+      user,
+      ...(channel === undefined ? {} : { channelId: channel }),
+    };
+    this.files.set(id, uploaded);
+    if (channel !== undefined) {
+      this.addMessage({
+        channel,
+        author: { user },
+        text: '',
+        blocks: undefined,
+        files: [id],
+        via: 'upload',
+      });
+    }
+    return uploaded;
+  }
+
+  /**
+   * A file as files.info (and a file input's state) shows it. `url_private_download` serves its
+   * bytes to the bot token only (slack.ts); where it is shared is listed by kind of channel.
+   */
+  fileObject(fileId: string): JsonObject {
+    const file = this.files.get(fileId);
+    if (file === undefined || !file.completed) throw new ApiFailure('file_not_found');
+    const shared = file.channelId;
+    const name = encodeURIComponent(file.filename);
+    return {
+      id: file.id,
+      name: file.filename,
+      title: file.title ?? file.filename,
+      mimetype: 'application/octet-stream',
+      size: file.bytes?.length ?? 0,
+      user: file.user ?? this.options.botUserId,
+      url_private: `${this.options.baseUrl}/download/${file.id}/${name}`,
+      url_private_download: `${this.options.baseUrl}/download/${file.id}/${name}`,
+      permalink: `${this.options.baseUrl}/files/${file.user ?? this.options.botUserId}/${file.id}/${name}`,
+      channels: shared?.startsWith('C') ? [shared] : [],
+      groups: shared?.startsWith('G') ? [shared] : [],
+      ims: shared?.startsWith('D') ? [shared] : [],
+    };
+  }
+
+  /** A completed file's bytes, for its download URL. */
+  fileBytes(fileId: string): Buffer | undefined {
+    const file = this.files.get(fileId);
+    return file?.completed ? file.bytes : undefined;
   }
 
   // ---- file uploads (files.uploadV2 = get URL, POST bytes, complete) ----

@@ -93,6 +93,7 @@ export const SLACK_RATE_LIMITS = {
     'conversations.replies': 3,
     'files.getUploadURLExternal': 4,
     'files.completeUploadExternal': 4,
+    'files.info': 4,
   } as Readonly<Record<string, SlackRateTier>>,
   /** The tier of a method not listed. */
   unlistedTier: 3 as SlackRateTier,
@@ -149,6 +150,13 @@ export interface ApiCall {
   readonly response: ApiReply;
   /** Set by dropAfterNext: the call took effect, but the caller got no answer. */
   readonly dropped?: true;
+}
+
+/** A GET of a file's `url_private_download`: `authorized` when it came with the bot token. */
+export interface FileDownload {
+  readonly fileId: string;
+  readonly authorized: boolean;
+  readonly at: number;
 }
 
 export interface ResponseUrlPost {
@@ -264,6 +272,7 @@ export class SlackEmulation {
   private readonly now: () => number;
   private readonly recordedCalls: ApiCall[] = [];
   private readonly responsePosts: ResponseUrlPost[] = [];
+  private readonly fileDownloads: FileDownload[] = [];
   private readonly faults = new Map<string, Fault[]>();
   private readonly outages = new Set<Outage>();
   private readonly limiter: RateLimiter | undefined;
@@ -359,6 +368,7 @@ export class SlackEmulation {
   forgetHistory(): void {
     this.recordedCalls.length = 0;
     this.responsePosts.length = 0;
+    this.fileDownloads.length = 0;
     this.responseCursors.clear();
     this.workspace.forgetUsedUp();
   }
@@ -409,6 +419,29 @@ export class SlackEmulation {
 
   channelName(channelId: string): string {
     return this.workspace.channelName(channelId);
+  }
+
+  /**
+   * A file `userId` uploads: shared in `channelId` (a message with it is posted there), or, with
+   * none, shared nowhere, as a modal's file input uploads it.
+   */
+  uploadFileAs(
+    userId: string,
+    file: { name: string; bytes: Buffer; channelId?: string | undefined },
+  ): UploadedFile {
+    const uploaded = copyFile(this.workspace.uploadFileAs(userId, file));
+    this.changes.emit('change');
+    return uploaded;
+  }
+
+  /** A file as files.info shows it: what a file input's state carries in its `files`. */
+  fileObject(fileId: string): JsonObject {
+    return this.workspace.fileObject(fileId);
+  }
+
+  /** Every GET of a file's download URL so far, with whether it carried the bot token. */
+  get downloads(): readonly FileDownload[] {
+    return this.fileDownloads;
   }
 
   files(): UploadedFile[] {
@@ -560,6 +593,9 @@ export class SlackEmulation {
 
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const [, area, name] = new URL(req.url ?? '/', this.url).pathname.split('/');
+    if (req.method === 'GET' && area === 'download' && name !== undefined) {
+      return this.answerDownload(name, req, res);
+    }
     if (req.method !== 'POST' || name === undefined || name === '') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('not_found');
       return;
@@ -679,6 +715,31 @@ export class SlackEmulation {
     }
     this.changes.emit('change');
     res.writeHead(200, { 'Content-Type': 'text/plain' }).end(`OK - ${bytes.length}`);
+  }
+
+  /**
+   * A file's bytes for the bot token in an Authorization header, as Slack serves
+   * `url_private_download`; anything else is sent to sign in (Slack's redirect to its login
+   * page), never the file.
+   */
+  private answerDownload(fileId: string, req: IncomingMessage, res: ServerResponse): void {
+    const authorized = req.headers.authorization === `Bearer ${this.config.botToken}`;
+    this.record(this.fileDownloads, { fileId, authorized, at: this.now() });
+    const bytes = authorized ? this.workspace.fileBytes(fileId) : undefined;
+    if (!authorized) {
+      res.writeHead(302, { Location: `${this.url}/signin` }).end();
+      return;
+    }
+    if (bytes === undefined) {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('file_not_found');
+      return;
+    }
+    res
+      .writeHead(200, {
+        'Content-Type': 'application/octet-stream',
+        'Content-Length': String(bytes.length),
+      })
+      .end(bytes);
   }
 
   private record<T>(list: T[], entry: T): void {

@@ -734,6 +734,35 @@ describe('Web API emulation', () => {
     });
     expect(emu.file(fileId)?.bytes?.toString('utf8')).toBe(csv);
   });
+
+  it('shows a member’s file through files.info and serves its bytes to the bot token only', async () => {
+    const bytes = Buffer.from('%PDF-1.7 invoice 2291');
+    const shared = emu.uploadFileAs('U0ALICE', { name: 'invoice.pdf', bytes, channelId: CHANNEL });
+    const formFile = emu.uploadFileAs('U0ALICE', { name: 'quote.pdf', bytes });
+
+    const info = await app.client.files.info({ file: shared.id });
+    expect(info.file).toMatchObject({
+      id: shared.id,
+      name: 'invoice.pdf',
+      size: bytes.length,
+      user: 'U0ALICE',
+      channels: [CHANNEL],
+    });
+    expect(emu.channel(CHANNEL).messages.at(-1)?.files).toEqual([shared.id]);
+    expect(emu.fileObject(formFile.id)).toMatchObject({ channels: [], groups: [], ims: [] });
+    await expect(app.client.files.info({ file: 'F0NOSUCH' })).rejects.toMatchObject({
+      data: { error: 'file_not_found' },
+    });
+
+    const url = String(info.file?.url_private_download);
+    const withToken = await fetch(url, {
+      headers: { Authorization: `Bearer ${DEFAULT_SLACK.botToken}` },
+    });
+    expect(Buffer.from(await withToken.arrayBuffer())).toEqual(bytes);
+    const without = await fetch(url, { redirect: 'manual' });
+    expect(without.status).toBe(302);
+    expect(emu.downloads.slice(-2).map((download) => download.authorized)).toEqual([true, false]);
+  });
 });
 
 describe('fault injection', () => {

@@ -75,8 +75,11 @@ function describeKey(key: SandboxKey): string {
   return key.scopes.join(' + ');
 }
 
-/** Loopback and in-memory settings of the rehearsal that `npm run dev` sets for itself. */
-const LEFT_TO_THE_BOT = new Set(['PORT', 'HOST', 'LOG_LEVEL']);
+/**
+ * Settings of the rehearsal left to the bot: loopback and logging, which `npm run dev` sets for
+ * itself, and the purpose requirement, so a person rehearsing meets a deployment's default.
+ */
+const LEFT_TO_THE_BOT = new Set(['PORT', 'HOST', 'LOG_LEVEL', 'PAYOPS_REQUIRE_PURPOSE']);
 
 /** `export NAME='value'`: pasted into a POSIX shell, the value arrives exactly as printed. */
 function exportLine(name: string, value: string): string {

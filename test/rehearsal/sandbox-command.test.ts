@@ -73,6 +73,8 @@ describe('payops sandbox', () => {
         expect(env[name], name).toMatch(/\S/);
       }
       expect(() => loadConfig(env)).not.toThrow();
+      // A person rehearsing meets a deployment's defaults: purposes are asked for.
+      expect(env.PAYOPS_REQUIRE_PURPOSE).toBeUndefined();
       const slackApi = env.SLACK_API_URL ?? '';
       expect(slackApi).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/$/);
 

@@ -21,6 +21,7 @@ import { createSlackApp, type SlackApp } from './slack/app.ts';
 import type { FreezeNotice } from './slack/blocks/approval-card.ts';
 import { boltLogger } from './slack/bolt-logger.ts';
 import { resolveBotIdentity, slackGroupDirectory } from './slack/directory.ts';
+import { slackDocumentReader } from './slack/documents.ts';
 import { HomeRefresher } from './slack/home-refresher.ts';
 import { DISPATCH_CALL_TIMEOUT_MS, SlackOutbox } from './slack/outbox.ts';
 import { SlackRateLimiter } from './slack/rate-limits.ts';
@@ -192,6 +193,11 @@ async function build(
     ...(options.now ? { now: options.now } : {}),
     remind: (now) => remindDue(db, now, config.approvals.remindAfterMs),
     outcomeWords: outcomeWords(config.slack.command),
+    documents: slackDocumentReader({
+      client: slackClient,
+      botToken: config.slack.botToken,
+      apiUrl: config.slack.apiUrl,
+    }),
   });
   const home = new HomeRefresher({
     homes: new HomeStore(db),

@@ -6,6 +6,7 @@ import {
   type ProviderOutcome,
   type WriteIntent,
 } from '../domain/approval.ts';
+import type { DocumentProblem, SupportingDocument } from '../domain/document.ts';
 import type { Scope } from '../domain/operations.ts';
 import { approvalRefusal, type Policy } from '../domain/policy.ts';
 import type { Refusal } from '../domain/refusals.ts';
@@ -17,6 +18,7 @@ import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
 import { findRecord, recordIdentity } from '../payments/response-shape.ts';
 import { WindowChangedError } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision } from './access.ts';
+import type { DocumentReader } from './document-port.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
 import type { AnswerTarget } from './outbox-port.ts';
 import type { OutcomeNote, OutcomeWords } from './outcome-words-port.ts';
@@ -60,6 +62,8 @@ export interface WorkflowDeps {
   remind?: (now: Date) => Promise<number>;
   /** The words of what payops itself says of an outcome, stored with it as told. */
   outcomeWords: OutcomeWords;
+  /** Reads a request's supporting document once; without it, a request naming one is refused. */
+  documents?: DocumentReader | undefined;
 }
 
 /**
@@ -87,7 +91,9 @@ export type RequestResult =
   | Denied
   | Exclude<Preparation, { kind: 'prepared' }>
   /** Other requests to the same payee kept changing its window, so its approvals were not counted. */
-  | { kind: 'window_busy' };
+  | { kind: 'window_busy' }
+  /** The supporting document it names could not be read: nothing stored. */
+  | { kind: 'document_unreadable'; fileId: string; problem: DocumentProblem };
 
 /** The store's count of the approval, unless it claimed the request: then its execution. */
 export type ApproveResult =
@@ -153,7 +159,15 @@ export class ApprovalWorkflow {
   ): Promise<RequestResult> {
     const decision = await this.canRequest(requesterId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
-    const stored = await this.#prepareAndStore(intent, requesterId, channelId, answerTo);
+    const document = await this.#readDocument(intent, requesterId, channelId);
+    if (document?.kind === 'document_unreadable') return document;
+    const stored = await this.#prepareAndStore(
+      intent,
+      requesterId,
+      channelId,
+      answerTo,
+      document?.kind === 'read' ? document.document : undefined,
+    );
     if (stored.kind !== 'created') return stored;
     const { request } = stored;
     this.#changed();
@@ -170,6 +184,29 @@ export class ApprovalWorkflow {
   }
 
   /**
+   * The supporting document the requester named, read once before anything is stored: one that
+   * cannot be read refuses the request, since they asked for it to be shown.
+   */
+  async #readDocument(
+    intent: WriteIntent,
+    requesterId: string,
+    channelId: string | undefined,
+  ): Promise<
+    | { kind: 'read'; document: SupportingDocument }
+    | Extract<RequestResult, { kind: 'document_unreadable' }>
+    | undefined
+  > {
+    const fileId = intent.documentFileId;
+    if (fileId === undefined) return undefined;
+    const read = this.#deps.documents
+      ? await this.#deps.documents.read({ fileId, requesterId, channelId })
+      : ({ kind: 'unreadable', problem: { code: 'unavailable' } } as const);
+    if (read.kind === 'read') return read;
+    this.#deps.logger.info({ fileId, problem: read.problem.code }, 'supporting document not read');
+    return { kind: 'document_unreadable', fileId, problem: read.problem };
+  }
+
+  /**
    * Prepared again while another request to its payee, made at the same moment, changes what
    * its policy window counts (each part of a split payment then counts the others).
    */
@@ -178,9 +215,10 @@ export class ApprovalWorkflow {
     requesterId: string,
     channelId: string | undefined,
     answerTo: AnswerTarget | undefined,
+    document: SupportingDocument | undefined,
   ): Promise<RequestResult> {
     for (let attempt = 1; attempt <= WINDOW_ATTEMPTS; attempt++) {
-      const prepared = await this.#preparation.prepare(intent, requesterId);
+      const prepared = await this.#preparation.prepare(intent, requesterId, document);
       if (prepared.kind !== 'prepared') return prepared;
       try {
         const request = await this.#deps.store.create({

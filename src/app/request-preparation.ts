@@ -5,6 +5,7 @@ import {
   type UnsettledTwin,
   type WriteIntent,
 } from '../domain/approval.ts';
+import type { SupportingDocument } from '../domain/document.ts';
 import { missingScopes, requiredScopes, type Scope } from '../domain/operations.ts';
 import {
   type PayeeCheck,
@@ -78,8 +79,15 @@ export class RequestPreparation {
     return missingScopes(requiredScopes(intent.operationId), this.#deps.keyScopes);
   }
 
-  /** `requesterId`'s write, ready to store, or why it is not asked of an approver. */
-  async prepare(intent: WriteIntent, requesterId: string): Promise<Preparation> {
+  /**
+   * `requesterId`'s write, ready to store, or why it is not asked of an approver; `document`,
+   * read already, is sealed and stored with it.
+   */
+  async prepare(
+    intent: WriteIntent,
+    requesterId: string,
+    document?: SupportingDocument,
+  ): Promise<Preparation> {
     const missing = this.missingScopes(intent);
     if (missing.length > 0) return { kind: 'missing-scopes', missing };
     const { signer, store, policy } = this.#deps;
@@ -122,6 +130,7 @@ export class RequestPreparation {
       requesterId,
       requiredApprovals: needed.approvals,
       purpose: intent.purpose,
+      document,
     };
     return {
       kind: 'prepared',

@@ -1,3 +1,4 @@
+import type { SupportingDocument } from './document.ts';
 import type { ProviderFollow } from './follow.ts';
 import type { ReconciliationFinding } from './list-findings.ts';
 import type { WriteOperationId } from './operations.ts';
@@ -46,6 +47,8 @@ export interface WriteIntent {
   fields: Readonly<Record<string, string>>;
   /** Why the money moves (src/domain/purpose.ts), scrubbed: payops's own, never in the body. */
   purpose?: string | undefined;
+  /** A supporting document's Slack file id (src/domain/document.ts), read before it is stored. */
+  documentFileId?: string | undefined;
 }
 
 /** The exact JSON text that will be sent, or undefined for a write without a body. */
@@ -135,6 +138,8 @@ export interface PaymentRequest {
   /** When its one call was let out (by the database's clock); none before that. */
   sentAt?: string | undefined;
   reconciliation: Reconciliation | undefined;
+  /** The supporting document read when it was made; sealed with the request, never sent. */
+  document?: SupportingDocument | undefined;
   /** Names for the identifiers in the request, for people; never sent. */
   labels?: RequestLabels | undefined;
   /** Why the money moves, as stored (scrubbed); sealed with the request, never sent. */

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { fieldsOf, type PaymentRequest } from './approval.ts';
 import { plainDecimal } from './decimal.ts';
+import { documentSealFact } from './document.ts';
 import type { WriteOperationId } from './operations.ts';
 import { BANKING_FIELDS, canonicalBankingId, destinationOf } from './payee.ts';
 import { moneyOf } from './policy.ts';
@@ -169,12 +170,16 @@ export class Signer {
 type SealedFacts = Pick<
   PaymentRequest,
   'id' | 'fingerprint' | 'requesterId' | 'requiredApprovals' | 'purpose'
->;
+> &
+  /** Its supporting document's id and hash: what approvers were shown of it, sealed the same way. */
+  Pick<PaymentRequest, 'document'>;
 
 function sealedFacts(request: SealedFacts): Array<string | number> {
   const facts = [request.id, request.fingerprint, request.requesterId, request.requiredApprovals];
   // Last and JSON-quoted, so no purpose reads as another; a request without one seals four facts.
-  return request.purpose === undefined ? facts : [...facts, JSON.stringify(request.purpose)];
+  const stated =
+    request.purpose === undefined ? facts : [...facts, JSON.stringify(request.purpose)];
+  return request.document === undefined ? stated : [...stated, documentSealFact(request.document)];
 }
 
 /** Crockford's base 32: no I, L, O or U to misread. */

@@ -2,6 +2,7 @@ import type { WriteIntent } from './approval.ts';
 import { type TextProblem, type Token, tokenize } from './command-text.ts';
 import { closest } from './commands.ts';
 import { isDecimalString, isPositiveDecimalString } from './decimal.ts';
+import { DOCUMENT_FIELD, isSlackFileId } from './document.ts';
 import { sensitiveKind } from './masking.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
 import { MAX_PURPOSE_LENGTH, PURPOSE_FIELD, takesPurpose } from './purpose.ts';
@@ -76,7 +77,9 @@ export type WriteValueProblem =
   /** `plain` is the same amount written plainly, when its meaning is unambiguous. */
   | { code: 'amount_not_plain'; value: string; plain: string | undefined }
   | { code: 'not_a_currency'; value: string }
-  | { code: 'not_a_country'; value: string };
+  | { code: 'not_a_country'; value: string }
+  /** A supporting document is named by its Slack file id (src/domain/document.ts). */
+  | { code: 'not_a_file_id'; value: string };
 
 /** What the deployment asks of every write besides its fields (`PAYOPS_REQUIRE_PURPOSE`). */
 export interface WriteRules {
@@ -160,7 +163,7 @@ export function parseWriteCommand(text: string, rules: WriteRules = NO_RULES): W
   const spec = OPERATIONS[operationId];
   // No fields at all means "give me the form"; reporting each missing field would be noise.
   // A purpose alone (`payout purpose="…"`) asks for the form too, which starts with it.
-  const { purpose, fields: body } = withoutPurpose(operationId, fields);
+  const { value: purpose, fields: body } = ownField(operationId, fields, PURPOSE_FIELD);
   if (Object.keys(body).length === 0 && spec.bodyFields.length > 0) {
     const all = [
       ...errors,
@@ -188,8 +191,9 @@ export function validateWriteFields(
   rules: WriteRules = NO_RULES,
 ): { intent: WriteIntent } | { errors: FieldError[] } {
   const spec = OPERATIONS[operationId];
-  const { purpose, fields } = withoutPurpose(operationId, given);
-  const errors = pathErrors(operationId, path);
+  const { value: purpose, fields: withDocument } = ownField(operationId, given, PURPOSE_FIELD);
+  const { value: documentFileId, fields } = ownField(operationId, withDocument, DOCUMENT_FIELD);
+  const errors = [...pathErrors(operationId, path), ...documentErrors(documentFileId)];
   for (const [name, value] of Object.entries(fields)) {
     if (value !== undefined && !spec.bodyFields.includes(name)) {
       errors.push(unknownField(operationId, name));
@@ -214,20 +218,31 @@ export function validateWriteFields(
       path: Object.fromEntries(spec.pathParams.map((name) => [name, path[name] as string])),
       fields: Object.fromEntries(spec.bodyFields.map((name) => [name, fields[name] as string])),
       ...(purpose !== undefined && { purpose: scrub(purpose) }),
+      ...(documentFileId !== undefined && { documentFileId }),
     },
   };
 }
 
-/** A money-moving write's purpose apart from its body fields; other writes have no such field. */
-function withoutPurpose(
+function documentErrors(fileId: string | undefined): FieldError[] {
+  if (fileId === undefined || isSlackFileId(fileId)) return [];
+  const problem = { code: 'not_a_file_id' as const, value: fileId };
+  return [{ field: DOCUMENT_FIELD, problem: { code: 'value', name: DOCUMENT_FIELD, problem } }];
+}
+
+/**
+ * One of payops's own fields of a money-moving write (its purpose, its supporting document's
+ * file id) apart from the body fields; other writes have no such field.
+ */
+function ownField(
   operationId: WriteOperationId,
   given: Readonly<Record<string, string | undefined>>,
-): { purpose: string | undefined; fields: Readonly<Record<string, string | undefined>> } {
-  if (!takesPurpose(operationId) || !Object.hasOwn(given, PURPOSE_FIELD)) {
-    return { purpose: undefined, fields: given };
+  name: string,
+): { value: string | undefined; fields: Readonly<Record<string, string | undefined>> } {
+  if (!takesPurpose(operationId) || !Object.hasOwn(given, name)) {
+    return { value: undefined, fields: given };
   }
-  const { [PURPOSE_FIELD]: purpose, ...fields } = given;
-  return { purpose, fields };
+  const { [name]: value, ...fields } = given;
+  return { value, fields };
 }
 
 function purposeErrors(

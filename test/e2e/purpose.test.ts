@@ -1,8 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
-import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';
-import { approvalMessageTs, ask, openPayoutForm, requestFormValues } from '../helpers/slack.ts';
+import {
+  approvalMessageTs,
+  approveToSubmitted,
+  ask,
+  openPayoutForm,
+  postedCard,
+  requestFormValues,
+} from '../helpers/slack.ts';
 
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
@@ -10,15 +16,6 @@ const PURPOSE = 'Invoice 2291';
 
 function payoutsSent(r: Rehearsal) {
   return r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
-}
-
-/** The approval message as first posted, as JSON. */
-function postedCard(r: Rehearsal, ts: string): string {
-  return JSON.stringify(
-    r.slack
-      .callsTo('chat.postMessage')
-      .find((call) => (call.response as { ts?: string } | undefined)?.ts === ts)?.args,
-  );
 }
 
 /**
@@ -57,16 +54,7 @@ describe('a payout’s purpose, end to end over signed Slack requests', () => {
       `*Purpose:* ${PURPOSE}`,
     );
 
-    await r.driver.blockAction({
-      userId: 'U0BOB',
-      actionId: ACTION.approve,
-      message: { channel: APPROVALS, ts },
-    });
-    await r.slack.waitForCall(
-      'chat.update',
-      (call) => call.args.ts === ts && /submitted/i.test(String(call.args.text)),
-      { timeoutMs: 8_000 },
-    );
+    await approveToSubmitted(r, ts);
     const sent = payoutsSent(r);
     expect(sent).toHaveLength(1);
     expect(sent[0]?.body).toBe(JSON.stringify(PAYOUT));

@@ -1,6 +1,6 @@
 import type { Rehearsal } from '../../src/rehearsal/rehearsal.ts';
 import type { JsonObject } from '../../src/rehearsal/sandbox/slack.ts';
-import { VIEW } from '../../src/slack/interaction-ids.ts';
+import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { payoutCommand } from './payments.ts';
 
 export interface Answer {
@@ -79,4 +79,41 @@ export async function openPayoutForm(rehearsal: Rehearsal): Promise<string> {
   );
   const view = update.args.view as { id?: string };
   return ((update.response as unknown as { view: { id: string } }).view.id ?? view.id) as string;
+}
+
+/** The approval message first posted with `ts`, as JSON: what its approvers were first shown. */
+export function postedCard(rehearsal: Rehearsal, ts: string): string {
+  return JSON.stringify(
+    rehearsal.slack
+      .callsTo('chat.postMessage')
+      .find((call) => (call.response as { ts?: string } | undefined)?.ts === ts)?.args,
+  );
+}
+
+/**
+ * `userId` clicks Approve on the card at `ts` (in the approvals channel), its last approval:
+ * waits for the card to say the write was submitted.
+ */
+export async function approveToSubmitted(
+  rehearsal: Rehearsal,
+  ts: string,
+  userId = 'U0BOB',
+): Promise<void> {
+  await rehearsal.driver.blockAction({
+    userId,
+    actionId: ACTION.approve,
+    message: { channel: 'C0APPROVALS', ts },
+  });
+  await rehearsal.slack.waitForCall(
+    'chat.update',
+    (call) => call.args.ts === ts && /submitted/i.test(String(call.args.text)),
+    { timeoutMs: 8_000 },
+  );
+}
+
+/** `/pay audit` as bob: the `requested` rows of the CSV it posts. */
+export async function requestedAuditRows(rehearsal: Rehearsal): Promise<string[]> {
+  await ask(rehearsal, 'audit', { userId: 'U0BOB' });
+  const csv = rehearsal.slack.files().at(-1)?.bytes?.toString('utf8') ?? '';
+  return csv.split('\r\n').filter((row) => row.includes('"requested"'));
 }

@@ -161,6 +161,8 @@ describe('manifest.yml', () => {
     if (code.actions.length > 0) needed.push('chat:write', 'files:write');
     // The outbox looks for a card (or notice) whose post went unanswered before posting again.
     if (code.actions.length > 0) needed.push('channels:history', 'groups:history');
+    // The request form's file input, and a supporting document read once with its request.
+    if (code.views.length > 0) needed.push('files:read');
     expect([...manifest.oauth_config.scopes.bot].sort()).toEqual(needed.sort());
     const reasons = readFileSync('docs/architecture.md', 'utf8');
     for (const scope of manifest.oauth_config.scopes.bot) expect(reasons).toContain(`\`${scope}\``);

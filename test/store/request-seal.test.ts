@@ -57,6 +57,51 @@ describe.each(engines())('request seals on %s', (engine) => {
     );
   });
 
+  it('a supporting document is stored with the request, sealed with it, and its hash written in its requested audit row', async () => {
+    const document = {
+      fileId: 'F0INVOICE1',
+      name: 'invoice-2291.pdf',
+      size: 2048,
+      sha256: 'a'.repeat(64),
+      permalink: 'https://acme.slack.com/files/U0ALICE/F0INVOICE1/invoice-2291.pdf',
+    };
+    const asked = newRequest({ purpose: 'Invoice 2291', document });
+    const created = await fixture.store.create(asked);
+    const stored = await fixture.store.get(created.id);
+    expect(stored?.document).toEqual(document);
+    expect(stored?.body).toBe(asked.body);
+    expect(stored?.seal).toBe(testSigner.requestSeal(created));
+    for (const changed of [
+      { document: { ...document, sha256: 'b'.repeat(64) } },
+      { document: { ...document, fileId: 'F0INVOICE2' } },
+      { document: undefined },
+    ]) {
+      expect(testSigner.requestSeal({ ...created, ...changed })).not.toBe(stored?.seal);
+    }
+    const [requested] = await fixture.store.history(created.id);
+    expect(requested?.detail).toMatchObject({
+      purpose: 'Invoice 2291',
+      document: {
+        fileId: 'F0INVOICE1',
+        name: 'invoice-2291.pdf',
+        size: 2048,
+        sha256: 'a'.repeat(64),
+      },
+    });
+  });
+
+  it('an approval of a request whose document was changed in the database claims it at once, to be stopped', async () => {
+    const document = { fileId: 'F0INVOICE1', name: 'a.pdf', size: 1, sha256: 'a'.repeat(64) };
+    const created = await fixture.store.create(newRequest({ requiredApprovals: 2, document }));
+    await fixture.database.db.query('update payment_requests set document = $2 where id = $1', [
+      created.id,
+      JSON.stringify({ ...document, sha256: 'c'.repeat(64) }),
+    ]);
+    expect((await fixture.store.approve(created.id, 'U0BOB', 'test', checks())).kind).toBe(
+      'claimed',
+    );
+  });
+
   it('an approval of a request whose seal does not hold claims it at once; of one that holds, it only counts', async () => {
     const intact = await fixture.store.create(newRequest({ requiredApprovals: 2 }));
     expect((await fixture.store.approve(intact.id, 'U0BOB', 'test', checks())).kind).toBe(

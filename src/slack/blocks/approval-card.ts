@@ -22,6 +22,7 @@ import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
 import { mixedScripts, scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION, approveButtonValue } from '../interaction-ids.ts';
+import { documentLine } from '../text/documents.ts';
 import { reconciliationDetailText } from '../text/list-findings.ts';
 import { findingText } from '../text/preflight.ts';
 import { followNoticeText, providerStatusLine } from './follow-lines.ts';
@@ -323,6 +324,7 @@ export function requestBlocks(request: PaymentRequest, labels: CardLabels = {}):
     `*Requested by:* ${person(request.requesterId)} ${when(request.createdAt)}`,
     `*Operation:* ${inlineText(spec.summary)} ${code(`${spec.method} ${spec.path}`, 120)}`,
     ...(request.purpose === undefined ? [] : [purposeLine(request.purpose)]),
+    ...(request.document === undefined ? [] : [documentLine(request.document)]),
   ];
   const facts = requestValues(request, labels);
   const shown = fitting(facts);

@@ -6,6 +6,7 @@ import type {
   SectionBlock,
   StaticSelect,
 } from '@slack/types';
+import { DOCUMENT_FIELD, MAX_DOCUMENT_BYTES } from '../../domain/document.ts';
 import { OPERATIONS, type OperationSpec, type WriteOperationId } from '../../domain/operations.ts';
 import { MAX_PURPOSE_LENGTH, PURPOSE_FIELD, takesPurpose } from '../../domain/purpose.ts';
 import { isRecord } from '../../payments/response-shape.ts';
@@ -46,7 +47,13 @@ export interface ModalState {
     string,
     Record<
       string,
-      { type: string; value?: string | null; selected_option?: { value: string } | null }
+      {
+        type: string;
+        value?: string | null;
+        selected_option?: { value: string } | null;
+        /** A file input's: the files uploaded with it. */
+        files?: Array<{ id?: unknown }> | null;
+      }
     >
   >;
 }
@@ -131,7 +138,7 @@ export function buildRequestModal(
         fieldInput(name, Object.hasOwn(values, name) ? values[name] : undefined, options),
       ),
       ...(takesPurpose(operationId)
-        ? [purposeInput(values, options.purposeRequired === true)]
+        ? [purposeInput(values, options.purposeRequired === true), documentInput()]
         : []),
     ],
   };
@@ -150,6 +157,24 @@ function purposeInput(values: Readonly<Record<string, string>>, required: boolea
       LIMIT.labelOrHint,
     ),
     optional: !required,
+  };
+}
+
+/**
+ * A supporting document, optional: one file, read by payops once when the form is submitted
+ * (src/domain/document.ts). Slack's file input needs the `files:read` scope.
+ */
+function documentInput(): InputBlock {
+  return {
+    type: 'input',
+    block_id: DOCUMENT_FIELD,
+    label: plainText('Supporting document', LIMIT.labelOrHint),
+    element: { type: 'file_input', action_id: DOCUMENT_FIELD, max_files: 1 },
+    hint: plainText(
+      `An invoice or a contract, at most ${MAX_DOCUMENT_BYTES / (1024 * 1024)} MB. Approvers see its name, a link and its SHA-256; it is not sent to the provider.`,
+      LIMIT.labelOrHint,
+    ),
+    optional: true,
   };
 }
 
@@ -271,7 +296,12 @@ export function readModalValues(state: ModalState): Record<string, string> {
     if (!isRecord(block)) continue;
     for (const [field, input] of Object.entries(block)) {
       if (!isRecord(input)) continue;
-      const value = input.type === 'static_select' ? input.selected_option?.value : input.value;
+      const value =
+        input.type === 'static_select'
+          ? input.selected_option?.value
+          : input.type === 'file_input'
+            ? input.files?.[0]?.id
+            : input.value;
       if (typeof value === 'string' && value !== '') entries.push([field, value]);
     }
   }

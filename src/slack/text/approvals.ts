@@ -5,6 +5,7 @@ import type { Refusal } from '../../domain/refusals.ts';
 import { checksText, statusWords } from '../blocks/approval-card.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { noSuchRequestText, renderDenied, renderMissingScopes } from '../blocks/messages.ts';
+import { documentProblemText } from './documents.ts';
 import { refusingText } from './preflight.ts';
 
 /**
@@ -174,6 +175,8 @@ export function renderRequestResult(
       return notice(heldText(speaking.command, 'Not requested', result.twin));
     case 'refused':
       return notRequested(freeText(refusingText(result.refusing), 600), result.checks);
+    case 'document_unreadable':
+      return notRequested(documentProblemText(result.fileId, result.problem), []);
     case 'window_busy':
       return notRequested(
         'other requests to the same payee were being made at the same moment, so the approvals it needs could not be counted. Send it again',

@@ -197,6 +197,8 @@ export function valueProblemText(problem: WriteValueProblem): string {
       return `\`${clip(problem.value)}\` is not a currency code — write 3 to 6 letters, like USD or USDC`;
     case 'not_a_country':
       return `\`${clip(problem.value)}\` is not a two-letter country code — write e.g. US or DE`;
+    case 'not_a_file_id':
+      return `\`${clip(problem.value)}\` is not a Slack file id — give the id of a file shared in this channel (F and capitals and digits, as in the file's link: …/files/U…/F0123ABC/…)`;
   }
 }
 

@@ -5,6 +5,7 @@ import type {
   RequestLabels,
   RequestStatus,
 } from '../../domain/approval.ts';
+import type { SupportingDocument } from '../../domain/document.ts';
 import type { WriteOperationId } from '../../domain/operations.ts';
 import { type Database, iso, type Queryable } from '../database.ts';
 import { FOLLOW_STATE, type FollowStateRow, toProviderFollow } from '../follow-store.ts';
@@ -25,7 +26,7 @@ export interface RequestDb {
  * Columns are named, never `*`: a prepared statement whose result type changed (a replica
  * migrated a table) fails, and one naming its columns does not.
  */
-export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, payment_key, requester_id,
+export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, payment_key, requester_id, document,
   status, required_approvals, created_at, expires_at, updated_at, sent_at, channel_id, message_ts,
   decided_by, reason, outcome, reconciliation, labels, seal, purpose`;
 
@@ -61,6 +62,7 @@ export interface RequestRow {
   reason: string | null;
   outcome: ProviderOutcome | null;
   reconciliation: Reconciliation | null;
+  document: SupportingDocument | null;
   labels: RequestLabels | null;
   seal: string | null;
   purpose: string | null;
@@ -99,6 +101,7 @@ export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentReques
     outcome: row.outcome ?? undefined,
     sentAt: row.sent_at ? iso(row.sent_at) : undefined,
     reconciliation: row.reconciliation ?? undefined,
+    document: row.document ?? undefined,
     labels: row.labels ?? undefined,
     purpose: row.purpose ?? undefined,
     follow: toProviderFollow(row.follow_state),

@@ -174,6 +174,26 @@ describe('renderApprovalCard: what exactly is asked', () => {
     expect(card(request()).text).not.toContain('Purpose');
   });
 
+  it('a supporting document is shown under the purpose: its name linked, its size and the start of its SHA-256', () => {
+    const document = {
+      fileId: 'F0INVOICE1',
+      name: 'invoice <2291>|final.pdf',
+      size: 2048,
+      sha256: '3f2a9c0d1e7b'.padEnd(64, '0'),
+      permalink: 'https://acme.slack.com/files/U0ALICE/F0INVOICE1/invoice.pdf',
+    };
+    const { text, rows } = card(request({ purpose: 'Invoice 2291', document }));
+    expect(text).toContain(
+      '*Document:* <https://acme.slack.com/files/U0ALICE/F0INVOICE1/invoice.pdf|invoice &lt;2291&gt;¦final.pdf> (2 KB, SHA-256 `3f2a9c0d1e7b…`)',
+    );
+    expect(text.indexOf('*Purpose:*')).toBeLessThan(text.indexOf('*Document:*'));
+    expect(rows.flat().join(' ')).not.toContain('F0INVOICE1');
+    expect(card(request({ document: { ...document, permalink: undefined } })).text).toContain(
+      '*Document:* invoice &lt;2291&gt;|final.pdf (2 KB',
+    );
+    expect(card(request()).text).not.toContain('Document');
+  });
+
   it('a transfer takes its currency from source_currency and names the recipient and corridor', () => {
     const fields = {
       wallet_id: 'wal_1',

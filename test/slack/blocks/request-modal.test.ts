@@ -1,4 +1,5 @@
 import type {
+  FileInput,
   InputBlock,
   KnownBlock,
   ModalView,
@@ -51,9 +52,12 @@ function expectValidModal(view: ModalView): void {
   for (const block of inputsOf(view)) {
     expect(block.block_id?.length).toBeLessThanOrEqual(255);
     expect(block.label.text.length).toBeLessThanOrEqual(2000);
-    const element = block.element as PlainTextInput | StaticSelect;
+    const element = block.element as PlainTextInput | StaticSelect | FileInput;
     expect(element.action_id?.length).toBeLessThanOrEqual(255);
-    if (element.type === 'plain_text_input') {
+    if (element.type === 'file_input') {
+      expect(element.max_files).toBeGreaterThanOrEqual(1);
+      expect(element.max_files).toBeLessThanOrEqual(10);
+    } else if (element.type === 'plain_text_input') {
       expect(element.initial_value?.length ?? 0).toBeLessThanOrEqual(3000);
       expect(element.max_length ?? 0).toBeLessThanOrEqual(3000);
     } else {
@@ -109,12 +113,12 @@ function stateFor(view: ModalView, values: Record<string, string>): ModalState {
 
 describe('buildRequestModal', () => {
   it.each(WRITE_IDS)(
-    '%s has exactly one input per catalogue body field, ids = field name, then a money-moving write its purpose',
+    '%s has exactly one input per catalogue body field, ids = field name, then a money-moving write its purpose and document',
     (operationId) => {
       const view = modal(operationId);
       const fields = [
         ...OPERATIONS[operationId].bodyFields,
-        ...(takesPurpose(operationId) ? ['purpose'] : []),
+        ...(takesPurpose(operationId) ? ['purpose', 'file'] : []),
       ];
       expect(inputsOf(view).map((block) => block.block_id)).toEqual(fields);
       expect(inputsOf(view).map((block) => block.element.action_id)).toEqual(fields);
@@ -127,6 +131,27 @@ describe('buildRequestModal', () => {
       expect(parseRequestForm(view.private_metadata ?? '')).toEqual({ operationId, path: {} });
     },
   );
+
+  it('the supporting document is an optional file input of one file, read back as its file id', () => {
+    const view = modal('createPayout');
+    const document = input(view, 'file');
+    expect(document).toMatchObject({
+      optional: true,
+      label: { text: 'Supporting document' },
+      element: { type: 'file_input', action_id: 'file', max_files: 1 },
+    });
+    expect(document.hint?.text).toContain('not sent to the provider');
+    expect(inputsOf(modal('createWallet')).map((block) => block.block_id)).not.toContain('file');
+    const state: ModalState = {
+      values: {
+        amount: { amount: { type: 'plain_text_input', value: '10.00' } },
+        file: { file: { type: 'file_input', files: [{ id: 'F0INVOICE1' }] } },
+      },
+    };
+    expect(readModalValues(state)).toEqual({ amount: '10.00', file: 'F0INVOICE1' });
+    const none: ModalState = { values: { file: { file: { type: 'file_input', files: [] } } } };
+    expect(readModalValues(none)).toEqual({});
+  });
 
   it('the purpose input is optional unless required, at most 200 characters, and read back with the fields', () => {
     const optional = input(modal('createPayout'), 'purpose');

@@ -19,9 +19,12 @@ const SLACK = {
   totalBlockText: 12_000,
 };
 
-/** Slack control sequences payops itself writes: mentions, channel links, date tokens. */
+/**
+ * Slack control sequences payops itself writes: mentions, channel links, date tokens, and the
+ * link to a supporting document's Slack file.
+ */
 const OWN_TOKENS =
-  /<(?:(?:@[UW][A-Z0-9]+|#[CGD][A-Z0-9]+|!subteam\^S[A-Z0-9]+)(?:\|[^<>]*)?|!date\^\d+\^[^|<>]+\|[^<>]*)>/g;
+  /<(?:(?:@[UW][A-Z0-9]+|#[CGD][A-Z0-9]+|!subteam\^S[A-Z0-9]+)(?:\|[^<>]*)?|!date\^\d+\^[^|<>]+\|[^<>]*|https?:\/\/[^|<>\s]+\/files\/[^|<>\s]+\|[^<>]*)>/g;
 
 /** Every text of every block, the way Slack counts them against `msg_blocks_too_long`. */
 export function blockTexts(blocks: readonly KnownBlock[]): string[] {

@@ -1,4 +1,5 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
+import { DOCUMENT_FIELD } from '../../../domain/document.ts';
 import { OPERATIONS } from '../../../domain/operations.ts';
 import { PURPOSE_FIELD, takesPurpose } from '../../../domain/purpose.ts';
 import { validateWriteFields } from '../../../domain/write-commands.ts';
@@ -38,8 +39,10 @@ export function requestCallback(deps: ApprovalDeps) {
     if ('errors' in validated) {
       const errors: Record<string, string> = {};
       const { bodyFields } = OPERATIONS[form.operationId];
-      // The form's inputs: a block per body field, and the purpose's for a money-moving write.
-      const inputs = takesPurpose(form.operationId) ? [...bodyFields, PURPOSE_FIELD] : bodyFields;
+      // The form's inputs: a block per body field, then a money-moving write's purpose and document.
+      const inputs = takesPurpose(form.operationId)
+        ? [...bodyFields, PURPOSE_FIELD, DOCUMENT_FIELD]
+        : bodyFields;
       for (const error of validated.errors) {
         const field = error.field && inputs.includes(error.field) ? error.field : inputs[0];
         const text = fieldErrorText(deps.command, error);

@@ -10,13 +10,14 @@ import type { DocumentProblem, SupportingDocument } from '../domain/document.ts'
 import type { Scope } from '../domain/operations.ts';
 import { approvalRefusal, type Policy } from '../domain/policy.ts';
 import type { Refusal } from '../domain/refusals.ts';
+import { changesFrom } from '../domain/resubmit.ts';
 import type { RoleMembers } from '../domain/roles.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
 import { OutcomeUnknownError, PaymentsApiError } from '../payments/errors.ts';
 import { findRecord, recordIdentity } from '../payments/response-shape.ts';
-import { WindowChangedError } from '../store/request-store.ts';
+import { NotSupersededError, WindowChangedError } from '../store/request-store.ts';
 import type { AccessControl, AccessDecision } from './access.ts';
 import type { DocumentReader } from './document-port.ts';
 import { type HomeShown, homeClickRefusal } from './home-click.ts';
@@ -93,7 +94,9 @@ export type RequestResult =
   /** Other requests to the same payee kept changing its window, so its approvals were not counted. */
   | { kind: 'window_busy' }
   /** The supporting document it names could not be read: nothing stored. */
-  | { kind: 'document_unreadable'; fileId: string; problem: DocumentProblem };
+  | { kind: 'document_unreadable'; fileId: string; problem: DocumentProblem }
+  /** The request it was to replace can no longer be replaced (src/domain/resubmit.ts). */
+  | ({ kind: 'not_superseded' } & Refusal);
 
 /** The store's count of the approval, unless it claimed the request: then its execution. */
 export type ApproveResult =
@@ -156,9 +159,13 @@ export class ApprovalWorkflow {
     requesterId: string,
     channelId: string | undefined,
     answerTo?: AnswerTarget,
+    supersedes?: number,
   ): Promise<RequestResult> {
     const decision = await this.canRequest(requesterId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
+    const replaced =
+      supersedes === undefined ? undefined : await this.#replaceable(supersedes, requesterId);
+    if (replaced && 'code' in replaced) return { kind: 'not_superseded', ...replaced };
     const document = await this.#readDocument(intent, requesterId, channelId);
     if (document?.kind === 'document_unreadable') return document;
     const stored = await this.#prepareAndStore(
@@ -167,6 +174,7 @@ export class ApprovalWorkflow {
       channelId,
       answerTo,
       document?.kind === 'read' ? document.document : undefined,
+      replaced,
     );
     if (stored.kind !== 'created') return stored;
     const { request } = stored;
@@ -216,18 +224,32 @@ export class ApprovalWorkflow {
     channelId: string | undefined,
     answerTo: AnswerTarget | undefined,
     document: SupportingDocument | undefined,
+    replaced?: PaymentRequest,
   ): Promise<RequestResult> {
     for (let attempt = 1; attempt <= WINDOW_ATTEMPTS; attempt++) {
       const prepared = await this.#preparation.prepare(intent, requesterId, document);
       if (prepared.kind !== 'prepared') return prepared;
+      const replaces = replaced && changesFrom(replaced, intent);
       try {
         const request = await this.#deps.store.create({
           ...prepared.request,
+          ...(replaces && {
+            labels: { ...prepared.request.labels, replaces },
+            supersedes: replaces.id,
+          }),
           requesterChannelId: channelId,
           answerTo,
         });
         return { kind: 'created', request };
       } catch (error) {
+        if (error instanceof NotSupersededError && replaced) {
+          // Decided or expired while the new one was prepared: nothing stored, and why.
+          const now = await this.#replaceable(replaced.id, requesterId);
+          return {
+            kind: 'not_superseded',
+            ...(now && 'code' in now ? now : { code: 'changed_meanwhile' }),
+          };
+        }
         if (!(error instanceof WindowChangedError)) throw error;
       }
     }
@@ -282,6 +304,54 @@ export class ApprovalWorkflow {
         () => this.#deps.store.reject(id, approverId, scrub(reason)),
       ),
     );
+  }
+
+  /**
+   * An approver's question to the requester instead of a decision: the request stays pending,
+   * waiting on its requester, and the question goes to its thread. Checked as a rejection is.
+   */
+  async ask(
+    id: number,
+    approverId: string,
+    question: string,
+    origin: ClickOrigin,
+  ): Promise<DecideResult> {
+    return whenCardRecorded(() =>
+      this.#approverDecides(
+        id,
+        approverId,
+        (request) => this.#clickRefusal(request, origin) ?? askRefusal(request, approverId),
+        () => this.#deps.store.ask(id, approverId, scrub(question)),
+      ),
+    );
+  }
+
+  /**
+   * The request its requester may edit and resubmit (pending, theirs), with their permission to
+   * request checked now; else why not.
+   */
+  async resubmittable(
+    id: number,
+    userId: string,
+  ): Promise<{ kind: 'resubmittable'; request: PaymentRequest } | DecideResult> {
+    const decision = await this.canRequest(userId);
+    if (!decision.allowed) return { kind: 'not_allowed', decision };
+    const found = await this.#replaceable(id, userId);
+    if (found === undefined) return { kind: 'not_found' };
+    return 'code' in found
+      ? { kind: 'refused', ...found }
+      : { kind: 'resubmittable', request: found };
+  }
+
+  /** `id` when `userId` may replace it now; else why not (undefined: no such request). */
+  async #replaceable(
+    id: number,
+    userId: string,
+  ): Promise<PaymentRequest | (Refusal & { request: PaymentRequest }) | undefined> {
+    const request = await this.#deps.store.get(id);
+    if (!request) return undefined;
+    const refusal = replaceRefusal(request, userId, this.#now());
+    return refusal ? { ...refusal, request } : request;
   }
 
   /** Only its requester may cancel a request, and only while it is pending. */
@@ -705,6 +775,21 @@ function resolveRefusal(
   if (!executed && reconciliation?.result === 'found') return { code: 'found_at_provider', id };
   if (request.requesterId === userId) return { code: 'own_outcome', id };
   return undefined;
+}
+
+/** An approver asks about a pending request, not their own (they would ask themselves). */
+function askRefusal(request: PaymentRequest, approverId: string): Refusal | undefined {
+  return (
+    pendingRefusal(request) ??
+    (request.requesterId === approverId ? { code: 'own_request' } : undefined)
+  );
+}
+
+/** Only its requester replaces a request, while it is pending and not past its expiry. */
+function replaceRefusal(request: PaymentRequest, userId: string, now: Date): Refusal | undefined {
+  if (request.requesterId !== userId) return { code: 'not_requester' };
+  if (pendingRefusal(request)) return pendingRefusal(request);
+  return Date.parse(request.expiresAt) <= now.getTime() ? { code: 'expired' } : undefined;
 }
 
 function pendingRefusal(request: PaymentRequest): Refusal | undefined {

@@ -64,6 +64,8 @@ export interface RequestStorePort extends RequestLookup, PayeeHistoryPort {
   ): Promise<CountApprovalResult>;
   /** pending → rejected; undefined when it was not pending. */
   reject(id: number, actor: string, reason: string): Promise<PaymentRequest | undefined>;
+  /** A question to its requester; the request stays pending. Undefined when it was not pending. */
+  ask(id: number, actor: string, question: string): Promise<PaymentRequest | undefined>;
   /** pending → cancelled, by its requester only; undefined otherwise. */
   cancel(id: number, actor: string): Promise<PaymentRequest | undefined>;
   /**

@@ -22,10 +22,12 @@ export type RequestStatus =
   | 'unknown'
   | 'rejected'
   | 'cancelled'
-  | 'expired';
+  | 'expired'
+  /** Its requester edited and resubmitted it: a new request replaces it (src/domain/resubmit.ts). */
+  | 'superseded';
 
 export const TRANSITIONS: Readonly<Record<RequestStatus, readonly RequestStatus[]>> = {
-  pending: ['executing', 'rejected', 'cancelled', 'expired'],
+  pending: ['executing', 'rejected', 'cancelled', 'expired', 'superseded'],
   executing: ['submitted', 'failed', 'unknown'],
   submitted: [],
   failed: [],
@@ -33,6 +35,7 @@ export const TRANSITIONS: Readonly<Record<RequestStatus, readonly RequestStatus[
   rejected: [],
   cancelled: [],
   expired: [],
+  superseded: [],
 };
 
 export function canTransition(from: RequestStatus, to: RequestStatus): boolean {
@@ -146,7 +149,25 @@ export interface PaymentRequest {
   purpose?: string | undefined;
   /** Its record at the provider, followed after it was submitted (or found). */
   follow?: ProviderFollow | undefined;
+  /** The last question an approver asked its requester (src/domain/resubmit.ts). */
+  question?: Question | undefined;
   updatedAt: string;
+}
+
+/** An approver's question to the requester, scrubbed: the request stays pending. */
+export interface Question {
+  by: string;
+  at: string;
+  text: string;
+}
+
+/**
+ * The request an edited one replaces, and each value that changed, shown as the card shows it
+ * (banking numbers masked): stored with the new request's labels, so never whole.
+ */
+export interface Replaced {
+  id: number;
+  changes: Array<{ field: string; before?: string | undefined; after?: string | undefined }>;
 }
 
 export interface Approval {
@@ -234,6 +255,10 @@ export interface RequestLabels {
   checks?: PreflightCheck[] | undefined;
   /** Earlier requests to the same payee raised the approvals needed (a policy window). */
   windowRaised?: WindowRaise | undefined;
+  /** The request it replaces, edited and resubmitted, and what changed. */
+  replaces?: Replaced | undefined;
+  /** The edited request that replaced it, once superseded. */
+  supersededBy?: number | undefined;
 }
 
 export function fieldsOf(request: Pick<PaymentRequest, 'body'>): Record<string, string> {

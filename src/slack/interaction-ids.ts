@@ -9,6 +9,11 @@ export const ACTION = {
   /** Approve and Reject on a Home tab: their value names the request and what the Home showed. */
   homeApprove: 'payops.home_approve',
   homeReject: 'payops.home_reject',
+  /** An approver's question to the requester instead of a decision; its form asks what. */
+  ask: 'payops.ask',
+  homeAsk: 'payops.home_ask',
+  /** The requester's edit of a request asked about: the request form, filled in as it was. */
+  resubmit: 'payops.resubmit',
 } as const;
 
 export const VIEW = {
@@ -16,6 +21,8 @@ export const VIEW = {
   request: 'payops.request',
   /** The modal asking a rejecting approver for a reason. */
   rejectReason: 'payops.reject_reason',
+  /** The modal asking an approver's question. */
+  askQuestion: 'payops.ask_question',
 } as const;
 
 /** The request a card or confirmation button acts on: its value is the request's id. */

@@ -23,6 +23,7 @@ import {
   renderThreadUpdate,
 } from './blocks/approval-card.ts';
 import { notice, type SlackMessage } from './blocks/format.ts';
+import { renderQuestionNotice } from './blocks/questions.ts';
 import { renderReminder } from './blocks/reminders.ts';
 import type { LimitedCall, SlackRateLimiter } from './rate-limits.ts';
 import { platformErrorOf, TRANSIENT_ERRORS } from './slack-errors.ts';
@@ -65,6 +66,8 @@ export interface OutboxDeps {
 /** The metadata event types that mark payops's own messages, to find them again. */
 export const CARD_EVENT = 'payops_approval_card';
 export const NOTICE_EVENT = 'payops_notice';
+/** A notice's event for an approver's question: its body holds who asked what. */
+const QUESTION_EVENT = 'question';
 /** A notice about the request's record at the provider (its status followed), with its `event`. */
 export const FOLLOW_NOTICE_EVENT = 'payops_provider_status';
 /** An announcement of no request (the policy or an approver group changed), with its `delivery_id` and `event`. */
@@ -456,7 +459,9 @@ export class SlackOutbox {
       thread_ts: thread,
       ...(isReminderEvent(event)
         ? renderReminder(request, event, this.#deps.approvers, freeze, this.#deps.command)
-        : renderThreadUpdate(request, event)),
+        : event === QUESTION_EVENT
+          ? renderQuestionNotice(request, delivery.body)
+          : renderThreadUpdate(request, event)),
       metadata: {
         event_type: eventType,
         event_payload: {

@@ -20,6 +20,8 @@ export interface RequestForm {
   path: Record<string, string>;
   /** Where `/pay <write>` was typed: the requester's answer goes there. */
   channelId?: string | undefined;
+  /** The requester's pending request this form edits and resubmits. */
+  supersedes?: number | undefined;
 }
 
 /** The reject form: its request and where its Reject button was clicked. */
@@ -36,6 +38,7 @@ export function parseRequestForm(privateMetadata: string): RequestForm | undefin
   const parsed = parseObject(privateMetadata);
   if (!parsed || !isRecord(parsed.path)) return undefined;
   const { operationId, channelId } = parsed;
+  const supersedes = requestIdOf(String(parsed.supersedes ?? ''));
   if (typeof operationId !== 'string' || !Object.hasOwn(OPERATIONS, operationId)) return undefined;
   if (!isWrite(operationId as OperationId)) return undefined;
   const writeId = operationId as WriteOperationId;
@@ -48,6 +51,7 @@ export function parseRequestForm(privateMetadata: string): RequestForm | undefin
     operationId: writeId,
     path: Object.fromEntries(path) as Record<string, string>,
     ...(typeof channelId === 'string' && /^[CGD][A-Z0-9]+$/.test(channelId) && { channelId }),
+    ...(supersedes !== undefined && { supersedes }),
   };
 }
 

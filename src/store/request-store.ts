@@ -20,6 +20,7 @@ import { decisionsOf, listPending, pendingFor, requestsOf } from './requests/lis
 import { reencryptPayloads } from './requests/maintenance.ts';
 import { type FenceResult, markSending } from './requests/mark-sending.ts';
 import { payeeHistory, requestsToPayee } from './requests/payees.ts';
+import { askQuestion } from './requests/questions.ts';
 import {
   listUnresolved,
   providerIdsTaken,
@@ -34,6 +35,7 @@ export type { AuditEntry } from './requests/audit.ts';
 export { type NewRequest, WindowChangedError } from './requests/create-request.ts';
 export type { FreezeState } from './requests/freeze.ts';
 export type { FenceResult, FenceStop } from './requests/mark-sending.ts';
+export { NotSupersededError } from './requests/questions.ts';
 
 /**
  * Payment requests in SQL, one module of `requests/` per statement. Every change of status is
@@ -104,6 +106,11 @@ export class RequestStore {
   /** pending → rejected, with the approver and the reason. */
   reject(id: number, actor: string, reason: string): Promise<PaymentRequest | undefined> {
     return decide(this.#store, { id, actor, to: 'rejected', reason });
+  }
+
+  /** A question to its requester, recorded on the pending request and told in its thread. */
+  ask(id: number, actor: string, question: string): Promise<PaymentRequest | undefined> {
+    return askQuestion(this.#store, { id, actor, question });
   }
 
   /** pending → cancelled, by its requester only. */

@@ -14,6 +14,7 @@ import type {
   RequestStatus,
   UnsettledTwin,
 } from '../../src/domain/approval.ts';
+import { NotSupersededError } from '../../src/store/request-store.ts';
 import { RecordedDeliveries } from './slack-deliveries.ts';
 
 /** Statuses an unsettled write of the same payment holds another at. */
@@ -53,6 +54,11 @@ export class FakeRequestStore implements RequestStorePort {
 
   async create(request: NewRequest): Promise<PaymentRequest> {
     const id = this.requests.size + 1;
+    const old =
+      request.supersedes === undefined ? undefined : this.requests.get(request.supersedes);
+    if (old && (old.status !== 'pending' || old.requesterId !== request.requesterId)) {
+      throw new NotSupersededError(`request ${old.id} could not be superseded`);
+    }
     const now = this.#iso();
     const stored: PaymentRequest = {
       id,
@@ -81,6 +87,8 @@ export class FakeRequestStore implements RequestStorePort {
     };
     this.requests.set(id, stored);
     this.deliveries.tell(id, 'created');
+    if (old)
+      this.#change(old.id, { status: 'superseded', decidedBy: old.requesterId }, 'superseded');
     return stored;
   }
 
@@ -159,6 +167,15 @@ export class FakeRequestStore implements RequestStorePort {
 
   async reject(id: number, actor: string, reason: string): Promise<PaymentRequest | undefined> {
     return this.#decide(id, { status: 'rejected', decidedBy: actor, reason });
+  }
+
+  async ask(id: number, actor: string, question: string): Promise<PaymentRequest | undefined> {
+    if (this.requests.get(id)?.status !== 'pending') return undefined;
+    return this.#change(
+      id,
+      { question: { by: actor, at: this.#iso(), text: question } },
+      'question',
+    );
   }
 
   async cancel(id: number, actor: string): Promise<PaymentRequest | undefined> {

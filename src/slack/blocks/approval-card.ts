@@ -13,6 +13,7 @@ import {
   type PreflightCheck,
   type ProviderOutcome,
   type Reconciliation,
+  type Replaced,
   type RequestStatus,
   type WindowRaise,
 } from '../../domain/approval.ts';
@@ -20,6 +21,8 @@ import type { ProviderFollow, StatusOutcome } from '../../domain/follow.ts';
 import { maskAccount, maskLongNumbers, sensitiveKind } from '../../domain/masking.ts';
 import { OPERATIONS } from '../../domain/operations.ts';
 import type { PayeeCheck } from '../../domain/payee.ts';
+import { PURPOSE_FIELD } from '../../domain/purpose.ts';
+import { waitingOnRequester } from '../../domain/resubmit.ts';
 import { mixedScripts, scriptsOf } from '../../domain/write-commands.ts';
 import { ACTION, approveButtonValue } from '../interaction-ids.ts';
 import { documentLine } from '../text/documents.ts';
@@ -70,6 +73,9 @@ export interface CardLabels {
   payee?: PayeeCheck | undefined;
   checks?: PreflightCheck[] | undefined;
   windowRaised?: WindowRaise | undefined;
+  replaces?: Replaced | undefined;
+  /** The edited request that replaced it, once superseded. */
+  supersededBy?: number | undefined;
 }
 
 export interface ApprovalCardContext {
@@ -140,6 +146,7 @@ export function renderApprovalCard(
   blocks.push(section(statusText(request, context.command, context.now)));
   if (request.follow) blocks.push(section(providerStatusLine(request.follow)));
   blocks.push(...requestBlocks(request, labels));
+  if (labels.replaces) blocks.push(section(replacesText(labels.replaces)));
   // What the approver should check before deciding goes once it is decided (or past deciding):
   // left on, a "check it before approving" would read as still to do.
   const deciding = canBeApproved(request, context.now);
@@ -242,6 +249,30 @@ export function windowText(raised: WindowRaise): string {
   return `:warning: *Adds up:* with ${counted(raised.requests, 'earlier request')} from the same requester to this payee in the last ${inlineText(raised.window, 16)}, the total ${amountText(raised.total, raised.currencies.join('/'))} reaches ${amountText(raised.threshold)}, which raised the approvals needed.`;
 }
 
+/**
+ * An edited request names the one it replaces and each value changed, masked as the card shows
+ * them (the changes were stored so), so the approver sees what the edit did.
+ */
+export function replacesText(replaced: Replaced): string {
+  const label = (field: string) =>
+    field === PURPOSE_FIELD
+      ? 'Purpose'
+      : (FIELD_LABELS.get(field) ?? PATH_LABELS.get(field) ?? field);
+  const value = (shown: string | undefined) => (shown === undefined ? '_none_' : code(shown, 120));
+  const lines = replaced.changes
+    .slice(0, MAX_FACTS)
+    .map(
+      (change) =>
+        `• *${inlineText(label(change.field), 60)}:* ${value(change.before)} → ${value(change.after)}`,
+    );
+  const what =
+    lines.length === 0 ? 'nothing changed but its fingerprint and approvals.' : 'what changed:';
+  return [
+    `:pencil2: *Replaces #${replaced.id}*, edited and resubmitted by its requester; approvals start again. ${what}`,
+    ...lines,
+  ].join('\n');
+}
+
 /** `#12 · Create a payout · 10000.00 USD`, plain text for headers. */
 export function requestTitle(request: PaymentRequest): string {
   const amount = amountOf(fieldsOf(request));
@@ -298,6 +329,7 @@ const STATUS_WORDS: Readonly<Record<RequestStatus, string>> = {
   rejected: 'rejected',
   cancelled: 'cancelled',
   expired: 'expired',
+  superseded: 'superseded by an edited request',
 };
 const STOPPED_WORDS = 'stopped by payops before sending, nothing sent';
 
@@ -448,7 +480,11 @@ const STATUS_TEXTS: Readonly<
   Record<RequestStatus, (request: PaymentRequest, command: string) => string>
 > = {
   pending: (request) =>
-    `*Waiting for approval:* ${approvalsText(request)}. Expires ${when(request.expiresAt)}.`,
+    [
+      `*Waiting for approval:* ${approvalsText(request)}. Expires ${when(request.expiresAt)}.`,
+      ...waitingLine(request),
+    ].join('\n'),
+
   executing: (request) =>
     `:arrows_counterclockwise: *Executing* — do not act on it elsewhere. Approved by ${approvers(request)}; payops is making its one call to the provider.`,
   submitted: (request) => {
@@ -474,7 +510,23 @@ const STATUS_TEXTS: Readonly<
     `*Cancelled* by the requester ${person(request.decidedBy ?? request.requesterId)} ${when(request.updatedAt)}.`,
   expired: (request) =>
     `:hourglass: *Expired* ${when(request.expiresAt)} with ${approvalsText(request)}: it can no longer be approved.`,
+  superseded: (request) =>
+    `:leftwards_arrow_with_hook: *Superseded* ${when(request.updatedAt)} by ${replacement(request)}, edited and resubmitted by its requester: it can no longer be approved, and nothing was sent.`,
 };
+
+/** An approver's question the requester has not yet been answered past: no approval since. */
+function waitingLine(request: PaymentRequest): string[] {
+  const question = waitingOnRequester(request);
+  if (!question) return [];
+  return [
+    `:question: *Waiting on the requester* ${person(request.requesterId)}: ${person(question.by)} asked ${when(question.at)}: ${freeText(question.text, 600)}`,
+  ];
+}
+
+function replacement(request: PaymentRequest): string {
+  const by = request.labels?.supersededBy;
+  return by === undefined ? 'an edited request' : `request #${by}`;
+}
 
 /** `1 of 2: <@U1>`. */
 function approvalsText(request: PaymentRequest): string {
@@ -589,7 +641,13 @@ function decisionButtons(request: PaymentRequest, labels: CardLabels): ActionsBl
     style: 'danger',
     value: String(request.id),
   };
-  return { type: 'actions', elements: [approve, reject] };
+  const ask: Button = {
+    type: 'button',
+    action_id: ACTION.ask,
+    text: plainText('Ask a question', 75),
+    value: String(request.id),
+  };
+  return { type: 'actions', elements: [approve, reject, ask] };
 }
 
 /**
@@ -748,6 +806,8 @@ const THREAD_LINES: Readonly<Record<RequestStatus, (request: PaymentRequest) => 
   rejected: (request) => `was rejected by ${decider(request)}: ${reasonText(request)}`,
   cancelled: () => 'was cancelled by its requester.',
   expired: (request) => `expired with ${approvalsText(request)}: it can no longer be approved.`,
+  superseded: (request) =>
+    `was replaced by ${replacement(request)}, edited and resubmitted: it can no longer be approved.`,
 };
 
 function stoppedLine(request: PaymentRequest): string {

@@ -102,6 +102,7 @@ function homeCard(request: PaymentRequest, content: HomeContent): KnownBlock[] {
 const HOME_ACTION_OF: ReadonlyMap<string, string> = new Map([
   [ACTION.approve, ACTION.homeApprove],
   [ACTION.reject, ACTION.homeReject],
+  [ACTION.ask, ACTION.homeAsk],
 ]);
 
 function homeActions(block: ActionsBlock, value: string): ActionsBlock {

@@ -39,6 +39,8 @@ export interface RequestModalOptions {
   channelId?: string | undefined;
   /** Whether a money-moving write's purpose must be given (`PAYOPS_REQUIRE_PURPOSE`). */
   purposeRequired?: boolean | undefined;
+  /** The pending request this form edits and resubmits (its values pre-filled). */
+  supersedes?: number | undefined;
 }
 
 /** What a view_submission carries in `view.state` (slack-platform-notes §2). */
@@ -119,7 +121,14 @@ export function buildRequestModal(
   const spec: OperationSpec = OPERATIONS[operationId];
   const path = options.path ?? {};
   const values = options.values ?? {};
-  const metadata = formatRequestForm({ operationId, path, channelId: options.channelId });
+  const { supersedes } = options;
+  const metadata = formatRequestForm({
+    operationId,
+    path,
+    channelId: options.channelId,
+    supersedes,
+  });
+
   if (metadata.length > LIMIT.metadata) {
     throw new RangeError(
       `The path parameters are too long for a modal (${metadata.length} of ${LIMIT.metadata} characters).`,
@@ -129,11 +138,22 @@ export function buildRequestModal(
     type: 'modal',
     callback_id: VIEW.request,
     private_metadata: metadata,
-    title: plainText(TITLES[operationId], LIMIT.title),
-    submit: plainText('Request approval', LIMIT.button),
+    title: plainText(
+      supersedes === undefined ? TITLES[operationId] : `Edit request #${supersedes}`,
+      LIMIT.title,
+    ),
+    submit: plainText(supersedes === undefined ? 'Request approval' : 'Resubmit', LIMIT.button),
+
     close: plainText('Cancel', LIMIT.button),
     blocks: [
       ...introBlocks(spec, path),
+      ...(supersedes === undefined
+        ? []
+        : [
+            section(
+              `Submitting makes a new request that replaces #${supersedes}: a new fingerprint, approvals from zero, and its approvers shown what you changed.`,
+            ),
+          ]),
       ...spec.bodyFields.map((name) =>
         fieldInput(name, Object.hasOwn(values, name) ? values[name] : undefined, options),
       ),
@@ -334,6 +354,37 @@ export function buildRejectReasonModal(requestId: number): ModalView {
         },
         hint: plainText(
           'The requester sees this in the approval message and its thread.',
+          LIMIT.labelOrHint,
+        ),
+      },
+    ],
+  };
+}
+
+// ——— asking ———
+
+/** Asks an approver's question; the requester reads it in the request's thread. */
+export function buildAskQuestionModal(requestId: number): ModalView {
+  return {
+    type: 'modal',
+    callback_id: VIEW.askQuestion,
+    private_metadata: String(requestId),
+    title: plainText(`Ask about #${requestId}`, LIMIT.title),
+    submit: plainText('Ask', LIMIT.button),
+    close: plainText('Back', LIMIT.button),
+    blocks: [
+      {
+        type: 'input',
+        block_id: 'question',
+        label: plainText('Your question for the requester', LIMIT.labelOrHint),
+        element: {
+          type: 'plain_text_input',
+          action_id: 'question',
+          multiline: true,
+          max_length: REASON_MAX_LENGTH,
+        },
+        hint: plainText(
+          'Posted in the request’s thread, mentioning its requester. The request stays pending.',
           LIMIT.labelOrHint,
         ),
       },

@@ -3,7 +3,11 @@ import type { ModalView } from '@slack/types';
 import type { WebClient } from '@slack/web-api';
 import type { ClickOrigin } from '../../app/approvals.ts';
 import { interactionFailedText } from '../blocks/messages.ts';
-import { buildNoticeModal, buildRejectReasonModal } from '../blocks/request-modal.ts';
+import {
+  buildAskQuestionModal,
+  buildNoticeModal,
+  buildRejectReasonModal,
+} from '../blocks/request-modal.ts';
 import { formatRejectForm } from '../private-metadata.ts';
 import { deniedText, modalFailedText, ONE_MOMENT } from '../text/approvals.ts';
 import type { ApprovalDeps } from './deps.ts';
@@ -57,13 +61,34 @@ export function openRejectForm(
   id: number,
   origin: ClickOrigin,
 ): Promise<void> {
+  return openApproverForm(deps, client, body, { id, origin }, buildRejectReasonModal);
+}
+
+/** The form asking an approver's question, opened as the reject form is, with its origin. */
+export function openAskForm(
+  deps: ApprovalDeps,
+  client: WebClient,
+  body: BlockAction,
+  id: number,
+  origin: ClickOrigin,
+): Promise<void> {
+  return openApproverForm(deps, client, body, { id, origin }, buildAskQuestionModal);
+}
+
+function openApproverForm(
+  deps: ApprovalDeps,
+  client: WebClient,
+  body: BlockAction,
+  form: { id: number; origin: ClickOrigin },
+  build: (id: number) => ModalView,
+): Promise<void> {
   return openModalThenFill(deps, client, body.trigger_id, async () => {
     const decision = await deps.workflow.canApprove(body.user.id);
     if (!decision.allowed) {
       return buildNoticeModal(deniedText({ kind: 'not_allowed', decision }, deps.accessAdmin));
     }
-    const view = buildRejectReasonModal(id);
-    view.private_metadata = formatRejectForm({ id, origin });
+    const view = build(form.id);
+    view.private_metadata = formatRejectForm(form);
     return view;
   });
 }

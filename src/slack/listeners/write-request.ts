@@ -3,7 +3,7 @@ import type { WebClient } from '@slack/web-api';
 import type { ApprovalWorkflow } from '../../app/approvals.ts';
 import type { AnswerTarget } from '../../app/outbox-port.ts';
 import type { Choice } from '../../app/reads.ts';
-import { OPERATIONS } from '../../domain/operations.ts';
+import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import { PURPOSE_FIELD } from '../../domain/purpose.ts';
 import {
   parseWriteCommand,
@@ -12,7 +12,12 @@ import {
 } from '../../domain/write-commands.ts';
 import type { SlackMessage } from '../blocks/format.ts';
 import { renderDenied, renderMissingScopes, renderNotCreated } from '../blocks/messages.ts';
-import { buildNoticeModal, buildRequestModal, type Option } from '../blocks/request-modal.ts';
+import {
+  buildNoticeModal,
+  buildRequestModal,
+  type Option,
+  type RequestModalOptions,
+} from '../blocks/request-modal.ts';
 import { deniedText, renderRequestResult } from '../text/approvals.ts';
 import { fieldErrorText } from '../text/commands.ts';
 import type { ApprovalDeps } from './deps.ts';
@@ -69,8 +74,9 @@ export async function requestWrite(
   userId: string,
   channelId: string | undefined,
   answerTo: AnswerTarget | undefined,
+  supersedes?: number,
 ): Promise<SlackMessage | undefined> {
-  const result = await deps.workflow.request(intent, userId, channelId, answerTo);
+  const result = await deps.workflow.request(intent, userId, channelId, answerTo, supersedes);
   return renderRequestResult(deps, result, intent.operationId);
 }
 
@@ -79,20 +85,33 @@ export function writeRules(deps: Pick<ApprovalDeps, 'requirePurpose'>): WriteRul
   return { requirePurpose: deps.requirePurpose ?? new Set() };
 }
 
-/** The request form, its selects filled with choices read from the provider. */
-async function requestModal(
+/** The request form of a command typed without fields. */
+function requestModal(
   deps: ApprovalDeps,
   { operationId, path, purpose }: Extract<WriteParse, { kind: 'modal' }>,
   channelId: string,
+): Promise<ModalView> {
+  const values = purpose === undefined ? undefined : { [PURPOSE_FIELD]: purpose };
+  return requestForm(deps, { operationId, path, values, channelId });
+}
+
+/** The request form, its selects filled with choices read from the provider. */
+export async function requestForm(
+  deps: ApprovalDeps,
+  {
+    operationId,
+    ...form
+  }: { operationId: WriteOperationId } & Pick<
+    RequestModalOptions,
+    'path' | 'values' | 'channelId' | 'supersedes'
+  >,
 ): Promise<ModalView> {
   const choices = await deps.reads.formChoices();
   return buildRequestModal(operationId, {
     wallets: choices.wallets.map(option),
     recipients: choices.recipients.map(option),
     corridors: choices.corridors.map(option),
-    path,
-    values: purpose === undefined ? undefined : { [PURPOSE_FIELD]: purpose },
-    channelId,
+    ...form,
     purposeRequired: writeRules(deps).requirePurpose.has(operationId),
   });
 }

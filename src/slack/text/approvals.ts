@@ -35,6 +35,7 @@ const NOT_PENDING: Readonly<Record<Exclude<RequestStatus, 'pending'>, string>> =
   rejected: 'was rejected',
   cancelled: 'was cancelled',
   expired: 'has expired',
+  superseded: 'was replaced by an edited request',
 };
 
 /** Why an approval, a rejection, a cancel or a resolution did nothing. */
@@ -181,6 +182,10 @@ export function renderRequestResult(
       return notRequested(
         'other requests to the same payee were being made at the same moment, so the approvals it needs could not be counted. Send it again',
         [],
+      );
+    case 'not_superseded':
+      return notice(
+        `:no_entry: *Not resubmitted, nothing stored:* ${refusalText(result, speaking.command)}`,
       );
   }
 }

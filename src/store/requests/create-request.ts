@@ -5,6 +5,7 @@ import type { Queryable } from '../database.ts';
 import type { AnswerTarget } from '../outbox-store.ts';
 import { INSERT_AUDIT } from './audit.ts';
 import { IN_WINDOW } from './payees.ts';
+import { supersede } from './questions.ts';
 import {
   REQUEST_ROW_COLUMNS,
   REQUEST_TABLE_COLUMNS,
@@ -44,6 +45,11 @@ export interface NewRequest {
    * `since`): it is stored only if they are still exactly those, else `WindowChangedError`.
    */
   window?: { since: Date; counted: number[] } | undefined;
+  /**
+   * The requester's pending request it replaces, edited and resubmitted: superseded in the same
+   * transaction, or `NotSupersededError` and nothing stored.
+   */
+  supersedes?: number | undefined;
 }
 
 /**
@@ -88,25 +94,38 @@ export async function createRequest(
   store: RequestDb,
   { request }: { request: NewRequest },
 ): Promise<PaymentRequest> {
-  const { window, payee } = request;
-  if (window === undefined || payee === undefined) return insertRequest(store.db, store, request);
+  const { window, payee, supersedes } = request;
+  if ((window === undefined || payee === undefined) && supersedes === undefined) {
+    return insertRequest(store.db, store, request);
+  }
   return store.db.transaction(async (tx) => {
-    await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
-      `payops.window:${request.requesterId}:${payee.tag}`,
-    ]);
-    const rows = await tx.query<{ id: unknown }>(`select id from ${IN_WINDOW}`, [
-      request.requesterId,
-      payee.tag,
-      window.since.toISOString(),
-    ]);
-    const current = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
-    const counted = [...window.counted].sort((a, b) => a - b);
-    if (current.join() !== counted.join()) {
-      throw new WindowChangedError(
-        'the requests counted by its policy window changed while it was prepared',
-      );
+    if (window !== undefined && payee !== undefined) {
+      await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `payops.window:${request.requesterId}:${payee.tag}`,
+      ]);
+      const rows = await tx.query<{ id: unknown }>(`select id from ${IN_WINDOW}`, [
+        request.requesterId,
+        payee.tag,
+        window.since.toISOString(),
+      ]);
+      const current = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+      const counted = [...window.counted].sort((a, b) => a - b);
+      if (current.join() !== counted.join()) {
+        throw new WindowChangedError(
+          'the requests counted by its policy window changed while it was prepared',
+        );
+      }
     }
-    return insertRequest(tx, store, request);
+    const created = await insertRequest(tx, store, request);
+    // After the window's check, which counted the old request as it was while prepared.
+    if (supersedes !== undefined) {
+      await supersede(tx, {
+        oldId: supersedes,
+        newId: created.id,
+        requesterId: request.requesterId,
+      });
+    }
+    return created;
   });
 }
 

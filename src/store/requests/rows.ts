@@ -1,6 +1,7 @@
 import type {
   PaymentRequest,
   ProviderOutcome,
+  Question,
   Reconciliation,
   RequestLabels,
   RequestStatus,
@@ -28,7 +29,8 @@ export interface RequestDb {
  */
 export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, payment_key, requester_id, document,
   status, required_approvals, created_at, expires_at, updated_at, sent_at, channel_id, message_ts,
-  decided_by, reason, outcome, reconciliation, labels, seal, purpose`;
+  decided_by, reason, outcome, reconciliation, labels, seal, purpose,
+  question`;
 
 /** The same columns of a row named `r`. */
 export const REQUEST_ROW_COLUMNS = REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1');
@@ -66,6 +68,7 @@ export interface RequestRow {
   labels: RequestLabels | null;
   seal: string | null;
   purpose: string | null;
+  question: Question | null;
   approval_list: Array<{ userId: string; at: string; seal: string | null }> | string;
   follow_state?: FollowStateRow | string | null;
 }
@@ -104,6 +107,7 @@ export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentReques
     document: row.document ?? undefined,
     labels: row.labels ?? undefined,
     purpose: row.purpose ?? undefined,
+    question: row.question ?? undefined,
     follow: toProviderFollow(row.follow_state),
     updatedAt: iso(row.updated_at),
   };

@@ -103,6 +103,10 @@ const DECIDED: Record<Exclude<RequestStatus, 'pending'>, [Partial<PaymentRequest
   ],
   cancelled: [{ decidedBy: 'U01' }, ['*Cancelled* by the requester <@U01>']],
   expired: [{}, ['*Expired*', '0 of 1 approvals', 'can no longer be approved']],
+  superseded: [
+    { decidedBy: 'U01', labels: { supersededBy: 13 } },
+    ['*Superseded*', 'by request #13', 'can no longer be approved', 'nothing was sent'],
+  ],
 };
 
 /**
@@ -401,7 +405,7 @@ describe('renderApprovalCard: what exactly is asked', () => {
     expect(rows).toContainEqual(['*Rail*', rail]);
     expect(rows).toContainEqual(['*Wallet*', wallet]);
     expectValidCard(message);
-    expect(buttonsOf(message.blocks)).toHaveLength(2);
+    expect(buttonsOf(message.blocks)).toHaveLength(3);
   });
 
   it('shows every value as plain text, exactly as sent: no mrkdwn, emoji code or swapped backtick', () => {
@@ -603,7 +607,7 @@ describe('renderApprovalCard: buttons only while it can be approved', () => {
     expect(text).toMatch(
       /\*Payments are frozen\* by <@U09> <!date\^[^>]+>: incident 42 — approvals that would execute are refused until `\/pay unfreeze`\./,
     );
-    expect(buttonsOf(message.blocks)).toHaveLength(2);
+    expect(buttonsOf(message.blocks)).toHaveLength(3);
   });
 
   it('the banner stays while the freeze can still stop it (pending, executing), not once decided', () => {

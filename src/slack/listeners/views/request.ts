@@ -55,7 +55,8 @@ export function requestCallback(deps: ApprovalDeps) {
     const answerTo = channelId ? { channelId, userId: body.user.id } : undefined;
     const answer = await guarded(
       deps.logger,
-      () => requestWrite(deps, validated.intent, body.user.id, channelId, answerTo),
+      () =>
+        requestWrite(deps, validated.intent, body.user.id, channelId, answerTo, form.supersedes),
       renderRequestNotStored,
     );
     if (answer && channelId) {

@@ -788,8 +788,8 @@ function askRefusal(request: PaymentRequest, approverId: string): Refusal | unde
 /** Only its requester replaces a request, while it is pending and not past its expiry. */
 function replaceRefusal(request: PaymentRequest, userId: string, now: Date): Refusal | undefined {
   if (request.requesterId !== userId) return { code: 'not_requester' };
-  if (pendingRefusal(request)) return pendingRefusal(request);
-  return Date.parse(request.expiresAt) <= now.getTime() ? { code: 'expired' } : undefined;
+  const expired = Date.parse(request.expiresAt) <= now.getTime();
+  return pendingRefusal(request) ?? (expired ? { code: 'expired' } : undefined);
 }
 
 function pendingRefusal(request: PaymentRequest): Refusal | undefined {

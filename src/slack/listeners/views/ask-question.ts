@@ -1,11 +1,9 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
-import { checkFreeText } from '../../../domain/free-text.ts';
 import { answerPrivately } from '../../answer-privately.ts';
-import { parseRejectForm } from '../../private-metadata.ts';
-import { freeTextProblemText } from '../../text/commands.ts';
 import { ASK_FORM, askAnswerText, askFailedText } from '../../text/questions.ts';
 import type { ApprovalDeps } from '../deps.ts';
 import { guarded } from '../guarded.ts';
+import { readApproverForm } from './approver-form.ts';
 
 /**
  * An approver's question, submitted: checked like a rejection's reason, then asked. Asking
@@ -19,12 +17,14 @@ export function askQuestionCallback(deps: ApprovalDeps) {
     body,
     client,
   }: AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>): Promise<void> => {
-    const errors = (question: string) => ack({ response_action: 'errors', errors: { question } });
-    const form = parseRejectForm(view.private_metadata);
-    const question = checkFreeText(view.state.values.question?.question?.value ?? '');
-    if (!form) return errors(ASK_FORM.unknownRequest);
-    if ('error' in question) return errors(freeTextProblemText('question', question.error));
-    if (!question.text) return errors(ASK_FORM.noQuestion);
+    const read = readApproverForm(view, 'question', {
+      unknownRequest: ASK_FORM.unknownRequest,
+      empty: ASK_FORM.noQuestion,
+    });
+    if ('error' in read) {
+      return ack({ response_action: 'errors', errors: { question: read.error } });
+    }
+    const { form, text: question } = read;
     await ack();
     const text = await guarded(
       deps.logger,
@@ -32,7 +32,7 @@ export function askQuestionCallback(deps: ApprovalDeps) {
         askAnswerText(
           deps,
           form.id,
-          await deps.workflow.ask(form.id, body.user.id, question.text, form.origin),
+          await deps.workflow.ask(form.id, body.user.id, question, form.origin),
         ),
       askFailedText,
       { requestId: form.id, userId: body.user.id },

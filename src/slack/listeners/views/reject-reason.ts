@@ -1,16 +1,14 @@
 import type { AllMiddlewareArgs, SlackViewMiddlewareArgs, ViewSubmitAction } from '@slack/bolt';
-import { checkFreeText } from '../../../domain/free-text.ts';
 import { answerPrivately } from '../../answer-privately.ts';
-import { parseRejectForm } from '../../private-metadata.ts';
 import {
   REJECT_FORM,
   rejectedText,
   rejectionFailedText,
   rejectionRefusalText,
 } from '../../text/approvals.ts';
-import { freeTextProblemText } from '../../text/commands.ts';
 import type { ApprovalDeps } from '../deps.ts';
 import { guarded } from '../guarded.ts';
+import { readApproverForm } from './approver-form.ts';
 
 /**
  * How long a form's submission waits for its outcome to answer inside the ack (Slack gives
@@ -32,18 +30,19 @@ export function rejectReasonCallback(deps: ApprovalDeps) {
     client,
   }: AllMiddlewareArgs & SlackViewMiddlewareArgs<ViewSubmitAction>): Promise<void> => {
     const errors = (reason: string) => ack({ response_action: 'errors', errors: { reason } });
-    const form = parseRejectForm(view.private_metadata);
-    const reason = checkFreeText(view.state.values.reason?.reason?.value ?? '');
-    if (!form) return errors(REJECT_FORM.unknownRequest);
-    if ('error' in reason) return errors(freeTextProblemText('reason', reason.error));
-    if (!reason.text) return errors(REJECT_FORM.noReason);
+    const read = readApproverForm(view, 'reason', {
+      unknownRequest: REJECT_FORM.unknownRequest,
+      empty: REJECT_FORM.noReason,
+    });
+    if ('error' in read) return errors(read.error);
+    const { form, text: reason } = read;
     const decided = guarded(
       deps.logger,
       async (): Promise<RejectionAnswer> => ({
         refusal: rejectionRefusalText(
           deps,
           form.id,
-          await deps.workflow.reject(form.id, body.user.id, reason.text, form.origin),
+          await deps.workflow.reject(form.id, body.user.id, reason, form.origin),
         ),
       }),
       (reference): RejectionAnswer => ({ refusal: rejectionFailedText(reference) }),

@@ -324,6 +324,9 @@ export class DemoConsole {
       case 'file':
         this.showFile(argument);
         break;
+      case 'upload':
+        this.upload(argument);
+        break;
       case 'wait':
         await this.wait(argument);
         break;
@@ -363,6 +366,10 @@ export class DemoConsole {
           ['show [#channel]', `the last ${SHOWN_MESSAGES} messages of a channel as they are now`],
           ['home', "open the current person's Home tab in the payops app"],
           ['file <n>', 'print file [n] of any message shown'],
+          [
+            'upload <name> [text]',
+            'share a file here as the current person (its text: the words after the name)',
+          ],
           ['wait [seconds]', `show what payops does next (default ${DEFAULT_WAIT_SECONDS} s)`],
         ];
     rows.push(['help', 'this list'], ['quit', 'stop everything (Ctrl-D does too)']);
@@ -477,6 +484,27 @@ export class DemoConsole {
     }
     const text = (file.bytes?.toString('utf8') ?? '').replace(/\n$/, '');
     this.show(`[file ${ref}] ${file.filename}:`, { lines: text.split('\n'), buttons: [] });
+  }
+
+  /**
+   * The current person shares a file in the current channel, as one drops a document in Slack:
+   * its id is what `file=` names on a request.
+   */
+  private upload(typed: string): void {
+    const [name = '', ...words] = typed.trim().split(/\s+/);
+    if (name === '') {
+      this.write('Name the file, e.g. upload invoice-2291.pdf Invoice 2291: 25.00 USDC\n');
+      return;
+    }
+    const bytes = Buffer.from(`${words.join(' ') || name}\n`);
+    const file = this.emulation.uploadFileAs(this.userId, {
+      name,
+      bytes,
+      channelId: this.channelId,
+    });
+    this.write(
+      `You shared ${name} (${bytes.length} bytes) in ${this.directory.place(this.channelId)}: its file id is ${file.id}, e.g. file=${file.id} on a payout.\n`,
+    );
   }
 
   private async wait(typed: string): Promise<void> {

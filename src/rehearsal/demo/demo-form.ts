@@ -226,6 +226,8 @@ function elementState(field: FormField, values: readonly string[]): JsonObject {
     const millis = first === null ? Number.NaN : Date.parse(first);
     return { type, selected_date_time: Number.isNaN(millis) ? null : Math.floor(millis / 1000) };
   }
+  // A file input's files, named by the ids typed (the file shared first with `upload`).
+  if (type === 'file_input') return { type, files: values.map((id) => ({ id })) };
   if (type === 'rich_text_input') {
     return {
       type,

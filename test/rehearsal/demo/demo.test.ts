@@ -210,6 +210,18 @@ describe('the demo console in front of the real bot', () => {
     expect(printed).toContain('There is no file [9]: files shown so far are [1] to [1].');
   });
 
+  it('`upload` shares a file as the current person, and a payout names it with file=: the card shows it with its hash', async () => {
+    const printed = await run(['upload invoice-2291.pdf Invoice 2291']);
+    const fileId = /its file id is (F\w+)/.exec(printed)?.[1] ?? '';
+    expect(printed).toContain('You shared invoice-2291.pdf (13 bytes) in #payops');
+    expect(rehearsal.slack.file(fileId)?.bytes?.toString('utf8')).toBe('Invoice 2291\n');
+    const requested = await run([`${PAYOUT('12.00')} file=${fileId}`, 'wait 2', 'show #approvals']);
+    expect(requested).toMatch(
+      /Document: invoice-2291\.pdf[^\n]*\(13 bytes, SHA-256 [0-9a-f]{12}…\)/,
+    );
+    expect(await run(['upload'])).toContain('Name the file');
+  });
+
   it('the command reaches the bot as a signed request whose answer goes to the response_url', async () => {
     const before = rehearsal.slack.responses.length;
     await run(['/pay me']);

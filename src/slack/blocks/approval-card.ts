@@ -484,7 +484,6 @@ const STATUS_TEXTS: Readonly<
       `*Waiting for approval:* ${approvalsText(request)}. Expires ${when(request.expiresAt)}.`,
       ...waitingLine(request),
     ].join('\n'),
-
   executing: (request) =>
     `:arrows_counterclockwise: *Executing* — do not act on it elsewhere. Approved by ${approvers(request)}; payops is making its one call to the provider.`,
   submitted: (request) => {

@@ -128,7 +128,6 @@ export function buildRequestModal(
     channelId: options.channelId,
     supersedes,
   });
-
   if (metadata.length > LIMIT.metadata) {
     throw new RangeError(
       `The path parameters are too long for a modal (${metadata.length} of ${LIMIT.metadata} characters).`,
@@ -143,7 +142,6 @@ export function buildRequestModal(
       LIMIT.title,
     ),
     submit: plainText(supersedes === undefined ? 'Request approval' : 'Resubmit', LIMIT.button),
-
     close: plainText('Cancel', LIMIT.button),
     blocks: [
       ...introBlocks(spec, path),

@@ -12,7 +12,8 @@ import { auditPolicy } from './app/policy-audit.ts';
 import { ReadService } from './app/reads.ts';
 import { RequestQueries } from './app/request-queries.ts';
 import { type Config, secretsOf } from './config.ts';
-import { ApproverShortageError, approverShortage } from './domain/policy.ts';
+import { ApproverShortageError, approverShortage, stepGroupIds } from './domain/policy.ts';
+import { stepRole } from './domain/roles.ts';
 import { registerSecrets } from './domain/scrub.ts';
 import { Signer } from './domain/signer.ts';
 import type { Logger } from './logger.ts';
@@ -156,7 +157,12 @@ async function build(
   const access = new AccessControl(directory, { watch: approverGroups });
   const reads = new ReadService(payments, keyScopes);
   const outboxStore = new OutboxStore(db);
-  const queries = new RequestQueries({ store, outbox: outboxStore });
+  const queries = new RequestQueries({
+    store,
+    outbox: outboxStore,
+    stepMember: async (approvers, userId) =>
+      (await access.check(stepRole(approvers), userId)).allowed,
+  });
   const limiter = new SlackRateLimiter(new RateBucketsStore(db), config.slack.rateLimitScale);
   const outbox = new SlackOutbox({
     store: outboxStore,
@@ -373,9 +379,13 @@ async function checkApproverSupply(
   directory: GroupDirectory,
   logger: Logger,
 ): Promise<void> {
-  const supply = await approverSupply(config.approvals, directory);
+  const supply = await approverSupply(
+    config.approvals,
+    directory,
+    stepGroupIds(config.approvals.policy),
+  );
   const shortage = approverShortage(config.approvals.policy, supply);
-  if (shortage?.certain) throw new ApproverShortageError(shortage.message);
+  if (shortage?.certain) throw new ApproverShortageError(shortage.message, shortage.remedy);
   if (shortage) {
     logger.warn({ shortage: shortage.message }, 'the policy may need more approvers than counted');
   }

@@ -8,10 +8,11 @@ import {
 } from '../domain/approval.ts';
 import type { DocumentProblem, SupportingDocument } from '../domain/document.ts';
 import type { Scope } from '../domain/operations.ts';
-import { approvalRefusal, type Policy } from '../domain/policy.ts';
+import { approvalRefusal, type Policy, stepFor } from '../domain/policy.ts';
 import type { Refusal } from '../domain/refusals.ts';
 import { changesFrom } from '../domain/resubmit.ts';
 import type { RoleMembers } from '../domain/roles.ts';
+import { stepRole } from '../domain/roles.ts';
 import { scrub } from '../domain/scrub.ts';
 import type { Signer } from '../domain/signer.ts';
 import type { Logger } from '../logger.ts';
@@ -264,6 +265,7 @@ export class ApprovalWorkflow {
   async approve(id: number, approverId: string, origin: ClickOrigin): Promise<ApproveResult> {
     const decision = await this.canApprove(approverId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
+    const memberOf = await this.#stepsJoined(id, approverId);
     // The write's deadline counts from before the claim, so it is sent within the lease or not.
     const claimStartedAt = performance.now();
     const result = await whenCardRecorded(() =>
@@ -279,7 +281,9 @@ export class ApprovalWorkflow {
           );
         },
         stillCounted: (request) => this.#stillCounted(request, approverId),
-        seal: (request, approver) => this.#deps.signer.approvalSeal(request, approver),
+        step: (request) =>
+          request.chain && stepFor(request.chain, request.approvals, (step) => memberOf[step]),
+        seal: (request, approver, step) => this.#deps.signer.approvalSeal(request, approver, step),
         sealHolds: (request) => this.#sealHolds(request),
       }),
     );
@@ -572,7 +576,7 @@ export class ApprovalWorkflow {
     // keys are not in the database, so a changed payload or approval cannot be made to match.
     const { signer } = this.#deps;
     const sealed = (approval: PaymentRequest['approvals'][number]) =>
-      approval.seal === signer.approvalSeal(request, approval.userId);
+      approval.seal === signer.approvalSeal(request, approval.userId, approval.step);
     const approvers = new Set(request.approvals.map((approval) => approval.userId));
     approvers.delete(request.requesterId);
     if (
@@ -701,6 +705,23 @@ export class ApprovalWorkflow {
       );
     }
     return { counted };
+  }
+
+  /**
+   * Whether `approverId` is among the people of each step of request `id`'s chain, asked of Slack
+   * now (undefined where it could not tell); none without a chain. The chain is sealed with the
+   * request, so what is read here is what its approval is counted against.
+   */
+  async #stepsJoined(id: number, approverId: string): Promise<Array<boolean | undefined>> {
+    const chain = (await this.#deps.store.get(id))?.chain;
+    const decisions = await Promise.all(
+      (chain?.steps ?? []).map((step) =>
+        this.#deps.access.check(stepRole(step.approvers), approverId, { fresh: true }),
+      ),
+    );
+    return decisions.map((decision) =>
+      decision.allowed ? true : decision.reason === 'directory_unavailable' ? undefined : false,
+    );
   }
 
   /**

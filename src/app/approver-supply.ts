@@ -9,6 +9,7 @@ import type { GroupDirectory } from './access.ts';
 export async function approverSupply(
   roles: { requesters: RoleMembers; approvers: RoleMembers },
   directory: GroupDirectory,
+  stepGroups: readonly string[] = [],
 ): Promise<ApproverSupply> {
   const lists = new Map<string, Promise<readonly string[] | undefined>>();
   const listed = (groupId: string) => {
@@ -30,9 +31,18 @@ export async function approverSupply(
     membersOf(roles.approvers),
     membersOf(roles.requesters),
   ]);
+  const steps = new Map<string, readonly string[]>();
+  for (const groupId of stepGroups) {
+    const members = await listed(groupId);
+    if (members !== undefined) steps.set(groupId, members);
+  }
   const unlisted: string[] = [];
   for (const [groupId, members] of lists) if ((await members) === undefined) unlisted.push(groupId);
   return {
+    ...(stepGroups.length > 0 && {
+      stepGroups: steps,
+      requesters: requesters.complete ? requesters.users : undefined,
+    }),
     approvers: approvers.users.size,
     // Requesters Slack could not list may include approvers: assume one does.
     approverMayRequest:

@@ -14,6 +14,7 @@ import {
   recipientAccountOf,
 } from '../domain/payee.ts';
 import { expiryMs, type Policy, requiredApprovals, windowStart } from '../domain/policy.ts';
+import { policyVersion } from '../domain/policy-version.ts';
 import type { Signer } from '../domain/signer.ts';
 import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
 import type { ApiResponse, PaymentsPort } from './payments-port.ts';
@@ -130,6 +131,7 @@ export class RequestPreparation {
       requesterId,
       requiredApprovals: needed.approvals,
       purpose: intent.purpose,
+      chain: needed.chain && { ...needed.chain, policyVersion: policyVersion(policy) },
       document,
     };
     return {

@@ -1,4 +1,5 @@
 import type { PaymentRequest } from '../domain/approval.ts';
+import { openStep } from '../domain/approval-chain.ts';
 import { scrubDetail } from '../domain/scrub.ts';
 import type { AuditEntry, RequestStore } from '../store/request-store.ts';
 import type { DeliveryStatus, OutboxPort } from './outbox-port.ts';
@@ -68,10 +69,17 @@ const CSV_COLUMNS = [
 export class RequestQueries {
   readonly #store: RequestStore;
   readonly #outbox: Pick<OutboxPort, 'ofRequest'>;
+  readonly #stepMember: StepMember | undefined;
 
-  constructor(deps: { store: RequestStore; outbox: Pick<OutboxPort, 'ofRequest'> }) {
+  constructor(deps: {
+    store: RequestStore;
+    outbox: Pick<OutboxPort, 'ofRequest'>;
+    /** Whether a user is among a chain step's people; without it, every step takes anyone. */
+    stepMember?: StepMember;
+  }) {
     this.#store = deps.store;
     this.#outbox = deps.outbox;
+    this.#stepMember = deps.stepMember;
   }
 
   /** The first `limit` pending requests, oldest first, and how many are pending in all. */
@@ -127,9 +135,33 @@ export class RequestQueries {
       this.#store.requestsOf(userId, HOME_OWN_REQUESTS),
       this.#store.decisionsOf(userId, HOME_DECISIONS),
     ]);
-    return { queue, own, decisions };
+    return { queue: queue && (await this.#forOpenStep(queue, userId)), own, decisions };
+  }
+
+  /**
+   * The queue without the requests whose chain waits on a step `userId` is not among the people
+   * of (src/domain/approval-chain.ts): they could not approve it now.
+   */
+  async #forOpenStep(
+    queue: { requests: PaymentRequest[]; total: number },
+    userId: string,
+  ): Promise<{ requests: PaymentRequest[]; total: number }> {
+    const member = this.#stepMember;
+    if (!member) return queue;
+    const mayApprove = await Promise.all(
+      queue.requests.map((request) => {
+        const open = request.chain && openStep(request.chain, request.approvals);
+        const step = open === undefined ? undefined : request.chain?.steps[open];
+        return step ? member(step.approvers, userId) : true;
+      }),
+    );
+    const requests = queue.requests.filter((_, index) => mayApprove[index]);
+    return { requests, total: queue.total - (queue.requests.length - requests.length) };
   }
 }
+
+/** Whether `userId` is among `approvers` (user group and user ids); false when Slack cannot say. */
+export type StepMember = (approvers: readonly string[], userId: string) => Promise<boolean>;
 
 function auditCsv(entries: AuditEntry[]): string {
   const rows = entries.map((entry) => [

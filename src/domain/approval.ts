@@ -1,4 +1,5 @@
 import type { SupportingDocument } from './document.ts';
+import type { ApprovalChain } from './approval-chain.ts';
 import type { ProviderFollow } from './follow.ts';
 import type { ReconciliationFinding } from './list-findings.ts';
 import type { WriteOperationId } from './operations.ts';
@@ -147,6 +148,8 @@ export interface PaymentRequest {
   labels?: RequestLabels | undefined;
   /** Why the money moves, as stored (scrubbed); sealed with the request, never sent. */
   purpose?: string | undefined;
+  /** The steps its policy rule named, in order; none: any `requiredApprovals` approvers. */
+  chain?: ApprovalChain | undefined;
   /** Its record at the provider, followed after it was submitted (or found). */
   follow?: ProviderFollow | undefined;
   /** The last question an approver asked its requester (src/domain/resubmit.ts). */
@@ -175,6 +178,8 @@ export interface Approval {
   at: string;
   /** `Signer.approvalSeal` of what they approved. */
   seal?: string | undefined;
+  /** The step of its request's chain it filled (0 is the first). */
+  step?: number | undefined;
 }
 
 /** One thing payops checked of a write by reading (`src/app/preflight.ts`). */

@@ -23,6 +23,16 @@ export interface CanonicalRule {
   /** The span in its largest whole unit (`1d`, `36h`, `90m`); null: this request alone. */
   window: string | null;
   approvals: number;
+  /**
+   * A chain's steps in order, each step's approvers sorted; absent for a rule without steps, so
+   * a policy without chains keeps the version it had before steps existed.
+   */
+  steps?: readonly CanonicalStep[] | undefined;
+}
+
+export interface CanonicalStep {
+  approvers: readonly string[];
+  approvals: number;
 }
 
 export interface CanonicalPolicy {
@@ -56,6 +66,12 @@ function canonicalRule(rule: PolicyRule): CanonicalRule {
     min_amount: rule.minAmount === undefined ? null : (plainDecimal(rule.minAmount) ?? null),
     window: rule.window ? windowText(rule.window.ms) : null,
     approvals: rule.approvals,
+    ...(rule.steps && {
+      steps: rule.steps.map((step) => ({
+        approvers: [...new Set(step.approvers)].sort(),
+        approvals: step.approvals,
+      })),
+    }),
   };
 }
 
@@ -77,7 +93,11 @@ function compareRules(a: CanonicalRule, b: CanonicalRule): number {
     if (b.min_amount === null) return 1;
     return compareDecimal(a.min_amount, b.min_amount);
   }
-  return windowMs(a.window) - windowMs(b.window) || a.approvals - b.approvals;
+  if (windowMs(a.window) !== windowMs(b.window) || a.approvals !== b.approvals) {
+    return windowMs(a.window) - windowMs(b.window) || a.approvals - b.approvals;
+  }
+  const [leftSteps, rightSteps] = [canonicalJson(a.steps ?? []), canonicalJson(b.steps ?? [])];
+  return leftSteps === rightSteps ? 0 : leftSteps < rightSteps ? -1 : 1;
 }
 
 export function canonicalPolicy(policy: Policy): CanonicalPolicy {
@@ -124,6 +144,9 @@ const canonicalSchema = z.object({
       min_amount: z.string().nullable(),
       window: z.string().nullable(),
       approvals: z.int().positive(),
+      steps: z
+        .array(z.object({ approvers: z.array(z.string()), approvals: z.int().positive() }))
+        .optional(),
     }),
   ),
 });
@@ -143,7 +166,7 @@ export interface PolicyDiff {
   }>;
   added: CanonicalRule[];
   removed: CanonicalRule[];
-  /** A rule of the same operations and currencies whose threshold, window or count changed. */
+  /** A rule of the same operations and currencies whose threshold, window, count or steps changed. */
   changed: Array<{ before: CanonicalRule; after: CanonicalRule }>;
 }
 

@@ -1,6 +1,13 @@
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { fieldsOf, type PaymentRequest, type WindowRaise, type WriteIntent } from './approval.ts';
+import {
+  type ApprovalChain,
+  type ApprovalStep,
+  chainApprovals,
+  openStep,
+  type StepFilled,
+} from './approval-chain.ts';
 import { closest } from './commands.ts';
 import { addDecimal, compareDecimal, isDecimalString } from './decimal.ts';
 import { isWrite, OPERATION_IDS, OPERATIONS, type WriteOperationId } from './operations.ts';
@@ -20,10 +27,19 @@ import type { Refusal } from './refusals.ts';
  *     min_amount: "10000"       # optional, quoted; the rule applies when amount >= min_amount
  *     window: 24h               # optional (needs min_amount): earlier requests count too
  *     approvals: 2              # 1..5
+ *   - operations: [payout]      # a chain: steps filled in order, each by its own people
+ *     currency: USD
+ *     min_amount: "10000"
+ *     steps:                    # instead of approvals (which is then the steps' total)
+ *       - approvers: [S0TREASURY]          # Slack user groups (S…) and users (U…)
+ *       - approvers: [S0FINLEADS, U0CFO]
+ *         approvals: 1                     # optional, default 1
  * ```
  *
  * A request needs the largest number among the default and every rule that matches it, so a
- * rule can only raise the count. The request's currency is its `currency` field (payouts) or
+ * rule can only raise the count; a rule with steps counts as their total, and is the stricter
+ * of two rules asking the same total (its approvers are fewer). Its request then has that
+ * rule's chain (src/domain/approval-chain.ts). The request's currency is its `currency` field (payouts) or
  * else its `source_currency` (what leaves the wallet); its amount is its `amount` field.
  *
  * A currency is its code: `USD` and `USDC` are different currencies, and a rule catches both
@@ -44,7 +60,10 @@ export interface PolicyRule {
   minAmount: string | undefined;
   /** Earlier requests to the same payee within this span count toward `minAmount`. */
   window: { text: string; ms: number } | undefined;
+  /** Distinct approvers: with `steps`, their total. */
   approvals: number;
+  /** In order; undefined: any `approvals` approvers of PAYOPS_APPROVERS. */
+  steps?: readonly ApprovalStep[] | undefined;
 }
 
 export interface Policy {
@@ -164,6 +183,23 @@ const knownKeys = (keys: readonly string[]) => ({
       : undefined,
 });
 
+/** Who may fill a step: Slack user group ids (`S…`) and user ids (`U…`, `W…`). */
+const stepApprover = z
+  .string({ error: 'must be a Slack user group id (S…) or user id (U…)' })
+  .regex(/^[SUW][A-Z0-9]{2,}$/, {
+    error: 'must be a Slack user group id (S…) or user id (U…), like S0TREASURY or U0CFO',
+  });
+
+const stepSchema = z.strictObject(
+  {
+    approvers: z
+      .array(stepApprover, { error: 'must be a list, like [S0TREASURY, U0CFO]' })
+      .min(1, { error: 'is empty: a step needs someone who may fill it' }),
+    approvals: wholeNumber(1, MAX_APPROVALS).optional(),
+  },
+  knownKeys(['approvers', 'approvals']),
+);
+
 const ruleSchema = z
   .strictObject(
     {
@@ -174,11 +210,33 @@ const ruleSchema = z
       currency: currencies.optional(),
       min_amount: minAmount.optional(),
       window: windowSpan.optional(),
-      approvals: wholeNumber(1, MAX_APPROVALS),
+      approvals: wholeNumber(1, MAX_APPROVALS).optional(),
+      steps: z
+        .array(stepSchema, { error: 'must be a list of steps, each with approvers' })
+        .min(1, { error: 'is empty: leave it out for approvals from PAYOPS_APPROVERS' })
+        .optional(),
     },
-    knownKeys(['operations', 'currency', 'min_amount', 'window', 'approvals']),
+    knownKeys(['operations', 'currency', 'min_amount', 'window', 'approvals', 'steps']),
   )
   .superRefine((rule, ctx) => {
+    if ((rule.approvals === undefined) === (rule.steps === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [rule.steps === undefined ? 'approvals' : 'steps'],
+        message:
+          rule.steps === undefined
+            ? 'is missing: a rule needs approvals, or steps'
+            : 'comes with approvals: write one of them (a chain needs its steps’ total)',
+      });
+    }
+    const total = rule.steps && chainApprovals(stepsOf(rule.steps));
+    if (total !== undefined && total > MAX_APPROVALS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['steps'],
+        message: `need ${total} approvals in all, more than ${MAX_APPROVALS}`,
+      });
+    }
     // Amounts in different currencies cannot be compared, so a threshold needs its currency.
     if (rule.min_amount !== undefined && rule.currency === undefined) {
       ctx.addIssue({
@@ -214,15 +272,23 @@ const policySchema = z
     const floor = policy.default_approvals ?? DEFAULT_POLICY.defaultApprovals;
     for (const [index, rule] of (policy.rules ?? []).entries()) {
       // Rules only raise the count; one below the default reads as a lowering that never happens.
-      if (rule.approvals < floor) {
+      const approvals = rule.approvals ?? chainApprovals(stepsOf(rule.steps ?? []));
+      if (approvals < floor) {
         ctx.addIssue({
           code: 'custom',
-          path: ['rules', index, 'approvals'],
-          message: `is ${rule.approvals}, below default_approvals (${floor}): a rule can only raise the number of approvals, never lower it`,
+          path: ['rules', index, rule.approvals === undefined ? 'steps' : 'approvals'],
+          message: `${rule.approvals === undefined ? 'need' : 'is'} ${approvals}, below default_approvals (${floor}): a rule can only raise the number of approvals, never lower it`,
         });
       }
     }
   });
+
+/** A rule's steps with their defaults written in. */
+function stepsOf(
+  steps: ReadonlyArray<{ approvers: string[]; approvals?: number | undefined }>,
+): ApprovalStep[] {
+  return steps.map((step) => ({ approvers: step.approvers, approvals: step.approvals ?? 1 }));
+}
 
 /** `rules[0].min_amount`: where a problem is, as it would be written in the file. */
 function placeOf(path: readonly PropertyKey[]): string {
@@ -266,15 +332,17 @@ export function parsePolicy(text: string, source: string): Policy {
     defaultApprovals: parsed.default_approvals ?? DEFAULT_POLICY.defaultApprovals,
     expiryHours: parsed.expiry_hours ?? DEFAULT_POLICY.expiryHours,
     rules: Object.freeze(
-      (parsed.rules ?? []).map((rule) =>
-        Object.freeze({
+      (parsed.rules ?? []).map((rule) => {
+        const steps = rule.steps && Object.freeze(stepsOf(rule.steps));
+        return Object.freeze({
           operations: rule.operations && new Set(rule.operations),
           currencies: rule.currency && new Set(rule.currency),
           minAmount: rule.min_amount,
           window: rule.window,
-          approvals: rule.approvals,
-        }),
-      ),
+          approvals: rule.approvals ?? chainApprovals(steps ?? []),
+          steps,
+        });
+      }),
     ),
   });
 }
@@ -292,6 +360,8 @@ export interface Requirement {
   /** Distinct approvers the request needs. */
   approvals: number;
   windowRaised: WindowRaise | undefined;
+  /** The steps of the rule that decided it, if that rule has steps (its policy version aside). */
+  chain: Omit<ApprovalChain, 'policyVersion'> | undefined;
 }
 
 const NOTHING_EARLIER: RecentRequests = { earlier: [], now: new Date(0) };
@@ -340,9 +410,18 @@ function windowAmounts(rule: PolicyRule, recent: RecentRequests): string[] {
   });
 }
 
+/** Whether `rule` asks more than `needed`: more approvals, or as many from a chain's steps. */
+function stricter(rule: PolicyRule, needed: Requirement): boolean {
+  return (
+    rule.approvals > needed.approvals ||
+    (rule.approvals === needed.approvals && rule.steps !== undefined && needed.chain === undefined)
+  );
+}
+
 /**
  * Distinct approvers a request needs: the largest of the default and every matching rule, a
- * rule with a window counting `recent`'s earlier requests to the same payee with this one.
+ * rule with a window counting `recent`'s earlier requests to the same payee with this one. The
+ * rule that decides it gives its chain, if it has steps.
  */
 export function requiredApprovals(
   policy: Policy,
@@ -350,23 +429,33 @@ export function requiredApprovals(
   recent: RecentRequests = NOTHING_EARLIER,
 ): Requirement {
   const { currency, amount } = moneyOf(intent.fields);
-  const covering = policy.rules.filter((rule) => ruleCovers(rule, intent.operationId, currency));
-  const alone = covering
-    .filter(
-      (rule) =>
-        rule.minAmount === undefined ||
-        (amount !== undefined && reaches(sumOf([amount]), rule.minAmount)),
-    )
-    .reduce((needed, rule) => Math.max(needed, rule.approvals), policy.defaultApprovals);
-  let needed: Requirement = { approvals: alone, windowRaised: undefined };
+  const covering = policy.rules.flatMap((rule, index) =>
+    ruleCovers(rule, intent.operationId, currency) ? [{ rule, index }] : [],
+  );
+  const chainOf = (rule: PolicyRule, index: number): Requirement['chain'] =>
+    rule.steps && { rule: index, steps: rule.steps };
+  let needed: Requirement = {
+    approvals: policy.defaultApprovals,
+    windowRaised: undefined,
+    chain: undefined,
+  };
+  for (const { rule, index } of covering) {
+    const applies =
+      rule.minAmount === undefined ||
+      (amount !== undefined && reaches(sumOf([amount]), rule.minAmount));
+    if (applies && stricter(rule, needed)) {
+      needed = { approvals: rule.approvals, windowRaised: undefined, chain: chainOf(rule, index) };
+    }
+  }
   if (amount === undefined) return needed;
-  for (const rule of covering) {
-    if (!rule.window || !rule.minAmount || rule.approvals <= needed.approvals) continue;
+  for (const { rule, index } of covering) {
+    if (!rule.window || !rule.minAmount || !stricter(rule, needed)) continue;
     const earlier = windowAmounts(rule, recent);
     const total = sumOf([amount, ...earlier]);
     if (earlier.length === 0 || !reaches(total, rule.minAmount)) continue;
     needed = {
       approvals: rule.approvals,
+      chain: chainOf(rule, index),
       windowRaised: {
         window: rule.window.text,
         total: total ?? 'not a number',
@@ -411,19 +500,104 @@ export interface ApproverSupply {
   approverMayRequest: boolean;
   /** Groups whose members Slack could not list: not counted, so the supply may be larger. */
   unlisted: readonly string[];
+  /** The members of the groups the policy's steps name, as listed; a group unlisted is absent. */
+  stepGroups?: ReadonlyMap<string, readonly string[]> | undefined;
+  /** Who may request, when Slack could list them all: one of them is counted out of a step. */
+  requesters?: ReadonlySet<string> | undefined;
+}
+
+/** The group ids the policy's steps name, each once: start-up lists their members. */
+export function stepGroupIds(policy: Policy): string[] {
+  const ids = policy.rules.flatMap((rule) =>
+    (rule.steps ?? []).flatMap((step) => step.approvers.filter((id) => id.startsWith('S'))),
+  );
+  return [...new Set(ids)];
+}
+
+/**
+ * Why a rule's chain cannot be filled, or undefined: a step with fewer people than its count,
+ * or the steps together fewer than their total (one person counts for one step), the requester
+ * counted out when they may be among them.
+ */
+const STEP_REMEDY =
+  "Add people to the step's groups or users, or lower its approvals in PAYOPS_POLICY_FILE.";
+
+/** Why the policy cannot be met: what is short, whether for sure, and what to do about it. */
+export interface Shortage {
+  message: string;
+  certain: boolean;
+  /** What to change, when not PAYOPS_APPROVERS. */
+  remedy?: string | undefined;
+}
+
+function chainShortage(
+  rule: PolicyRule,
+  index: number,
+  supply: ApproverSupply,
+): Shortage | undefined {
+  const unlisted = new Set<string>();
+  const peopleOf = (approvers: readonly string[]) => {
+    const people = new Set(approvers.filter((id) => !id.startsWith('S')));
+    for (const id of approvers.filter((group) => group.startsWith('S'))) {
+      const members = supply.stepGroups?.get(id);
+      if (members === undefined) unlisted.add(id);
+      for (const member of members ?? []) people.add(member);
+    }
+    return people;
+  };
+  /** How many of `people` can approve one request, and in words. */
+  const available = (people: ReadonlySet<string>) => {
+    const mayRequest =
+      supply.requesters === undefined || [...people].some((user) => supply.requesters?.has(user));
+    const count = Math.max(0, people.size - (mayRequest ? 1 : 0));
+    const who = `${count} ${count === 1 ? 'person' : 'people'}`;
+    return {
+      count,
+      words: mayRequest ? `${who}, one counted out as its requester may be among them` : who,
+    };
+  };
+  const steps = rule.steps ?? [];
+  const short = steps.flatMap((step, number) => {
+    const can = available(peopleOf(step.approvers));
+    return can.count < step.approvals
+      ? [
+          `step ${number + 1} (${step.approvers.join(', ')}) needs ${plural(step.approvals, 'approval')} but has ${can.words}`,
+        ]
+      : [];
+  });
+  const all = available(peopleOf(steps.flatMap((step) => step.approvers)));
+  // One person counts for one step: the steps together need as many distinct people.
+  if (short.length === 0 && all.count < rule.approvals) {
+    short.push(
+      `its steps need ${plural(rule.approvals, 'approval')} from distinct people but have ${all.words}`,
+    );
+  }
+  if (short.length === 0) return undefined;
+  const why =
+    unlisted.size > 0
+      ? `; the members of ${[...unlisted].join(', ')} were not counted, as Slack could not list them`
+      : '';
+  return {
+    message: `the policy's rules[${index}]: ${short.join('; ')}${why}`,
+    certain: unlisted.size === 0,
+    remedy: STEP_REMEDY,
+  };
 }
 
 /**
  * Why the policy asks more distinct approvers than there are, or undefined. `certain` is false
  * when groups Slack could not list might make up the difference.
  */
-export function approverShortage(
-  policy: Policy,
-  supply: ApproverSupply,
-): { message: string; certain: boolean } | undefined {
+export function approverShortage(policy: Policy, supply: ApproverSupply): Shortage | undefined {
+  const chains = policy.rules.flatMap((rule, index) =>
+    rule.steps ? [chainShortage(rule, index, supply)].filter((found) => found !== undefined) : [],
+  );
+  // A certain shortage first: it alone stops the start.
+  const chain = chains.find((found) => found.certain) ?? chains[0];
+  if (chain) return chain;
   const [needed, place] = policy.rules.reduce<[number, string]>(
     (highest, rule, index) =>
-      rule.approvals > highest[0] ? [rule.approvals, `rules[${index}]`] : highest,
+      !rule.steps && rule.approvals > highest[0] ? [rule.approvals, `rules[${index}]`] : highest,
     [policy.defaultApprovals, 'default_approvals'],
   );
   const available = Math.max(0, supply.approvers - (supply.approverMayRequest ? 1 : 0));
@@ -447,10 +621,11 @@ function plural(count: number, word: string): string {
 
 /** The policy can never be met by the approvers there are: payops does not start. */
 export class ApproverShortageError extends Error {
-  constructor(shortage: string) {
-    super(
-      `payops refused to start: ${shortage}. Add approvers to PAYOPS_APPROVERS, or lower the rule in PAYOPS_POLICY_FILE.`,
-    );
+  constructor(
+    shortage: string,
+    remedy = 'Add approvers to PAYOPS_APPROVERS, or lower the rule in PAYOPS_POLICY_FILE.',
+  ) {
+    super(`payops refused to start: ${shortage}. ${remedy}`);
     this.name = 'ApproverShortageError';
   }
 }
@@ -473,4 +648,31 @@ export function approvalRefusal(
     return { code: 'already_approved' };
   }
   return undefined;
+}
+
+/**
+ * The step an approval fills: the open one, if `memberOf` (whether the approver is among a
+ * step's people, read at the click; undefined when Slack could not tell) says so; else why it
+ * does not count.
+ */
+export function stepFor(
+  chain: ApprovalChain,
+  approvals: readonly StepFilled[],
+  memberOf: (step: number) => boolean | undefined,
+): { step: number } | { refusal: Refusal } {
+  const open = openStep(chain, approvals);
+  // A complete chain takes no more approvals; the request has left `pending` by then.
+  if (open === undefined) return { refusal: { code: 'already_approved' } };
+  const member = memberOf(open);
+  if (member === undefined) return { refusal: { code: 'approvers_unconfirmed' } };
+  if (member) return { step: open };
+  const waiting = chain.steps[open] as ApprovalStep;
+  return {
+    refusal: {
+      code: 'not_in_open_step',
+      step: open + 1,
+      steps: chain.steps.length,
+      approvers: [...waiting.approvers],
+    },
+  };
 }

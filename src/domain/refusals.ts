@@ -11,6 +11,8 @@ export type Refusal =
   | { code: 'expired' }
   | { code: 'own_request' }
   | { code: 'already_approved' }
+  /** Steps fill in order (src/domain/approval-chain.ts): `step` of `steps` waits, for `approvers`. */
+  | { code: 'not_in_open_step'; step: number; steps: number; approvers: string[] }
   // Where the click came from, and what it showed.
   | { code: 'not_its_card'; id: number }
   | { code: 'card_differs'; id: number }

@@ -33,3 +33,12 @@ export function parseRoleMembers(
   }
   return { members: { role, users, groups }, invalid };
 }
+
+/** The people of an approval chain's step (src/domain/approval-chain.ts) as a role to check. */
+export function stepRole(approvers: readonly string[]): RoleMembers {
+  return {
+    role: 'approver',
+    users: new Set(approvers.filter((id) => USER_ID.test(id))),
+    groups: new Set(approvers.filter((id) => GROUP_ID.test(id))),
+  };
+}

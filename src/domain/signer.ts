@@ -5,6 +5,7 @@ import { documentSealFact } from './document.ts';
 import type { WriteOperationId } from './operations.ts';
 import { BANKING_FIELDS, canonicalBankingId, destinationOf } from './payee.ts';
 import { moneyOf } from './policy.ts';
+import { canonicalJson } from './policy-version.ts';
 
 /** What a write is held and counted by (see `Signer.keysOf`). */
 export interface WriteKeys {
@@ -122,8 +123,17 @@ export class Signer {
    * a payload, an approval, the requester, the count or the purpose changed in the database is
    * not sent.
    */
-  approvalSeal(request: SealedFacts, approverId: string): string {
-    return hmacHex(this.#approvalKey, [...sealedFacts(request), approverId].join('\n'), 32);
+  approvalSeal(request: SealedFacts & Chained, approverId: string, step?: number): string {
+    // A chain's approval seals the rule, the policy version and the step it filled as well.
+    const filled =
+      request.chain === undefined
+        ? []
+        : [request.chain.rule, request.chain.policyVersion, step ?? 'no step'];
+    return hmacHex(
+      this.#approvalKey,
+      [...sealedFacts(request), ...chainFact(request), approverId, ...filled].join('\n'),
+      32,
+    );
   }
 
   /**
@@ -132,8 +142,12 @@ export class Signer {
    * is counted and right before the call, so another request's payload copied into it, a lowered
    * count of approvals or another purpose, written in the database, is stopped, never sent.
    */
-  requestSeal(request: SealedFacts): string {
-    return hmacHex(this.#requestKey, sealedFacts(request).join('\n'), 32);
+  requestSeal(request: SealedFacts & Chained): string {
+    return hmacHex(
+      this.#requestKey,
+      [...sealedFacts(request), ...chainFact(request)].join('\n'),
+      32,
+    );
   }
 
   /**
@@ -180,6 +194,14 @@ function sealedFacts(request: SealedFacts): Array<string | number> {
   const stated =
     request.purpose === undefined ? facts : [...facts, JSON.stringify(request.purpose)];
   return request.document === undefined ? stated : [...stated, documentSealFact(request.document)];
+}
+
+/** A request's approval chain, sealed with it when it has one. */
+type Chained = Pick<PaymentRequest, 'chain'>;
+
+/** The chain as canonical JSON, labelled so that no other fact reads as it; none without one. */
+function chainFact(request: Chained): string[] {
+  return request.chain === undefined ? [] : [`chain ${canonicalJson(request.chain)}`];
 }
 
 /** Crockford's base 32: no I, L, O or U to misread. */

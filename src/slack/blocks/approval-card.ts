@@ -28,6 +28,7 @@ import { ACTION, approveButtonValue } from '../interaction-ids.ts';
 import { documentLine } from '../text/documents.ts';
 import { reconciliationDetailText } from '../text/list-findings.ts';
 import { findingText } from '../text/preflight.ts';
+import { stepsText } from './approval-steps.ts';
 import { followNoticeText, providerStatusLine } from './follow-lines.ts';
 import {
   amountText,
@@ -144,6 +145,8 @@ export function renderApprovalCard(
     blocks.push(section(freezeBanner(context.freeze, context.command)));
   }
   blocks.push(section(statusText(request, context.command, context.now)));
+  const steps = stepsText(request);
+  if (steps) blocks.push(section(steps));
   if (request.follow) blocks.push(section(providerStatusLine(request.follow)));
   blocks.push(...requestBlocks(request, labels));
   if (labels.replaces) blocks.push(section(replacesText(labels.replaces)));

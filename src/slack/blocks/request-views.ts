@@ -11,6 +11,7 @@ import {
   statusWords,
   when,
 } from './approval-card.ts';
+import { stepsText } from './approval-steps.ts';
 import { ago, providerHistoryLines } from './follow-lines.ts';
 import {
   amountText,
@@ -74,7 +75,11 @@ export function renderRequestDetail(
   const messages =
     deliveries.length === 0 ? [] : ['*Slack messages*', ...deliveryLines(deliveries)];
   const provider = request.follow ? providerHistoryLines(request.follow) : [];
-  const facts = [...requestBlocks(request), ...sectionsOfLines([...provider, ...messages])];
+  const steps = stepsText(request);
+  const facts = [
+    ...requestBlocks(request),
+    ...sectionsOfLines([...(steps ? [steps] : []), ...provider, ...messages]),
+  ];
   // The heading is the first unit, so it is laid out only when history follows it.
   const units = ['*History*', ...(events.length > 0 ? events : ['_No events recorded._'])];
   return layOut({

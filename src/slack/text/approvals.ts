@@ -3,6 +3,7 @@ import type { PreflightCheck, RequestStatus, UnsettledTwin } from '../../domain/
 import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import type { Refusal } from '../../domain/refusals.ts';
 import { checksText, statusWords } from '../blocks/approval-card.ts';
+import { stepPeopleText } from '../blocks/approval-steps.ts';
 import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { noSuchRequestText, renderDenied, renderMissingScopes } from '../blocks/messages.ts';
 import { documentProblemText } from './documents.ts';
@@ -49,6 +50,8 @@ export function refusalText(refusal: Refusal, command: string): string {
       return 'You requested this, so you cannot approve it: a second person must.';
     case 'already_approved':
       return "You have already approved this request; one person's approval counts once.";
+    case 'not_in_open_step':
+      return `This request waits for step ${refusal.step} of ${refusal.steps}, which only ${stepPeopleText(refusal.approvers)} may approve: your approval was not counted. Its steps are approved in order, each by its own people, and one person counts for one step.`;
     case 'not_its_card':
       return `Request #${refusal.id} can only be decided from its own approval message.`;
     case 'card_differs':

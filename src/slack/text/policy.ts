@@ -2,6 +2,8 @@ import { OPERATIONS } from '../../domain/operations.ts';
 import {
   type CanonicalPolicy,
   type CanonicalRule,
+  type CanonicalStep,
+  canonicalJson,
   diffPolicies,
   type PolicyChange,
   type PolicyDiff,
@@ -60,7 +62,16 @@ function capitalised(text: string): string {
 export function ruleWords(rule: CanonicalRule): string {
   const amount = rule.min_amount === null ? '' : ` ${thresholdWords(rule.min_amount)}`;
   const window = rule.window === null ? '' : `, adding up ${windowPhrase(rule.window)}`;
-  return `${capitalised(scopeWords(rule))}${amount} needs ${counted(rule.approvals, 'approval')}${window}.`;
+  return `${capitalised(scopeWords(rule))}${amount} needs ${rule.steps ? stepsWords(rule.steps) : counted(rule.approvals, 'approval')}${window}.`;
+}
+
+/** A chain's steps in order: `1 approval from S1, then 1 from S2 or U3, …`. */
+function stepsWords(steps: readonly CanonicalStep[]): string {
+  const each = steps.map(
+    (step, index) =>
+      `${index === 0 ? counted(step.approvals, 'approval') : step.approvals} from ${step.approvers.join(' or ')}`,
+  );
+  return `${each.join(', then ')}, in that order, one person counting for one step`;
 }
 
 function defaultWords(approvals: number): string {
@@ -93,7 +104,12 @@ function changeWords({ before, after }: PolicyDiff['changed'][number]): string {
     before.window !== after.window &&
       `${windowWords(before.window)} → ${windowWords(after.window)}`,
     before.approvals !== after.approvals &&
+      !before.steps &&
+      !after.steps &&
       `${counted(before.approvals, 'approval')} → ${counted(after.approvals, 'approval')}`,
+    (before.steps || after.steps) &&
+      canonicalJson(before.steps ?? []) !== canonicalJson(after.steps ?? []) &&
+      `${before.steps ? stepsWords(before.steps) : counted(before.approvals, 'approval')} → ${after.steps ? stepsWords(after.steps) : counted(after.approvals, 'approval')}`,
   ].filter((part): part is string => typeof part === 'string');
   return `${capitalised(scopeWords(before))}: ${parts.join('; ')}.`;
 }

@@ -25,16 +25,18 @@ export interface ApprovalWrite {
   /** The request's version when it was read. */
   version: string;
   seal: string;
+  /** The step of its request's chain it fills; none outside a chain. */
+  step: number | undefined;
   /** The approval's audit detail. */
   detail: Record<string, unknown>;
 }
 
 /**
  * The approval counted on the request `bumped` with its audit row: $2 the approver, $4 the
- * seal, $5 the audit detail.
+ * seal, $5 the audit detail, `step` the parameter of its chain's step.
  */
-const COUNT_APPROVAL = `approval as (
-    insert into approvals (request_id, approver_id, seal) select id, $2, $4 from bumped
+const countApproval = (step: string) => `approval as (
+    insert into approvals (request_id, approver_id, seal, step) select id, $2, $4, ${step}::integer from bumped
     returning approved_at
   ), approved_audit as (
     ${INSERT_AUDIT}
@@ -47,7 +49,7 @@ const RECORD_APPROVAL = `
     update payment_requests set version = version + 1
      where id = $1 and version = $3 and status = 'pending' and expires_at > statement_timestamp()
     returning id, fingerprint
-  ), ${COUNT_APPROVAL}, redraw as (
+  ), ${countApproval('$6')}, redraw as (
     ${enqueueCardUpdate('bumped')}
   )
   select (select approved_at from approval) as approved_at, ${EXPIRED}`;
@@ -78,7 +80,7 @@ const APPROVE_AND_CLAIM = `
        and not (select frozen from kill_switch)
        and not exists (select 1 from twin)
     returning id, fingerprint, updated_at
-  ), ${COUNT_APPROVAL}, claimed_audit as (
+  ), ${countApproval('$11')}, claimed_audit as (
     ${INSERT_AUDIT}
     select bumped.id, 'payops', 'claimed', 'pending', 'executing', bumped.fingerprint, $9
       from bumped, approved_audit
@@ -96,11 +98,11 @@ export type NotWritten = { kind: 'changed' } | { kind: 'expired' };
 /** Counts an approval that leaves more to be given: when it was counted, or why it was not. */
 export async function recordApproval(
   db: Queryable,
-  { id, approverId, version, seal, detail }: ApprovalWrite,
+  { id, approverId, version, seal, step, detail }: ApprovalWrite,
 ): Promise<{ kind: 'recorded'; approvedAt: string } | NotWritten> {
   const [written] = await db.query<{ approved_at: Date | string | null; expired: boolean | null }>(
     RECORD_APPROVAL,
-    [id, approverId, version, seal, JSON.stringify(detail)],
+    [id, approverId, version, seal, JSON.stringify(detail), step ?? null],
   );
   if (written?.approved_at) return { kind: 'recorded', approvedAt: iso(written.approved_at) };
   return { kind: written?.expired ? 'expired' : 'changed' };
@@ -149,6 +151,7 @@ export async function approveAndClaim(
       approval.claimToken,
       JSON.stringify({ claimedBy }),
       paymentKey ?? null,
+      approval.step ?? null,
     ]);
   });
   if (!written?.approved_at) {

@@ -35,8 +35,17 @@ export interface ApprovalChecks {
    * approvals still count (their approvers may no longer be approvers), or why it cannot tell.
    */
   stillCounted(request: PaymentRequest): Promise<{ counted: number } | { refusal: Refusal }>;
-  /** The seal of what this approver approves (`Signer.approvalSeal`). */
-  seal(request: PaymentRequest, approverId: string): string;
+  /**
+   * The step of the request's chain this approval fills, or why it fills none; undefined for a
+   * request without a chain. Decided on the request as read, so two clicks at once cannot both
+   * fill one step: the second one's write finds the request changed and decides again.
+   */
+  step?(
+    request: PaymentRequest,
+    approverId: string,
+  ): { step: number } | { refusal: Refusal } | undefined;
+  /** The seal of what this approver approves, and the step it fills (`Signer.approvalSeal`). */
+  seal(request: PaymentRequest, approverId: string, step?: number): string;
   /** Whether the request is still what it was stored as (`Signer.requestSeal`). */
   sealHolds(request: PaymentRequest): boolean;
 }
@@ -68,6 +77,9 @@ export async function countApproval(
     const { request, freeze, version } = read;
     const refusal = checks.refusal(request, approverId);
     if (refusal) return { kind: 'refused', ...refusal, request };
+    const filled = checks.step?.(request, approverId);
+    if (filled && 'refusal' in filled) return { kind: 'refused', ...filled.refusal, request };
+    const step = filled?.step;
     // A request that is no longer what it was stored as (another payload copied in, a lowered
     // count) is claimed at its first approval, whatever count it shows: its claimer stops it
     // before the call, recorded and told as every stopped write is, and nothing is sent.
@@ -79,21 +91,31 @@ export async function countApproval(
       if ('refusal' in earlier) return { kind: 'refused', ...earlier.refusal, request };
       counted = earlier.counted;
     }
-    const seal = checks.seal(request, approverId);
+    const seal = checks.seal(request, approverId, step);
     const approval: ApprovalWrite = {
       id,
       approverId,
       version,
       seal,
+      step,
       detail: {
         approvals: counted + 1,
         required: request.requiredApprovals,
+        // What the approval satisfied: the policy rule, its step (1 is the first), its version.
+        ...(request.chain && {
+          rule: request.chain.rule,
+          step: (step ?? 0) + 1,
+          policyVersion: request.chain.policyVersion,
+        }),
         ...(counted < request.approvals.length && {
           notCounted: request.approvals.length - counted,
         }),
       },
     };
-    const approved = (at: string) => [...request.approvals, { userId: approverId, at, seal }];
+    const approved = (at: string) => [
+      ...request.approvals,
+      { userId: approverId, at, seal, ...(step !== undefined && { step }) },
+    ];
     if (!completes(counted)) {
       const written = await recordApproval(store.db, approval);
       if (written.kind === 'expired') return { kind: 'refused', code: 'expired', request };

@@ -1,4 +1,5 @@
 import type { PaymentRequest, RequestLabels } from '../../domain/approval.ts';
+import type { ApprovalChain } from '../../domain/approval-chain.ts';
 import type { SupportingDocument } from '../../domain/document.ts';
 import type { WriteOperationId } from '../../domain/operations.ts';
 import type { Queryable } from '../database.ts';
@@ -36,6 +37,8 @@ export interface NewRequest {
   labels?: RequestLabels | undefined;
   /** Why the money moves, scrubbed; part of its seal (`sealOf`). */
   purpose?: string | undefined;
+  /** The steps its policy rule named; part of its seal (`sealOf`). */
+  chain?: ApprovalChain | undefined;
   /** Its supporting document as read; part of its seal, and its hash in the audit chain. */
   document?: SupportingDocument | undefined;
   /** Where the requester's confirmation goes (the outbox delivers it). */
@@ -67,8 +70,8 @@ export class WindowChangedError extends Error {
 const CREATE_REQUEST = `
   with created as (
     insert into payment_requests
-      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, id, seal, payment_key, purpose, document)
-    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16, $17, $18, $19)
+      (operation_id, path_params, body, fingerprint, requester_id, required_approvals, expires_at, requester_channel_id, labels, hold_key, payee_tag, payee_name_tag, id, seal, payment_key, purpose, document, approval_chain)
+    values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $12, $13, $14, $15, $16, $17, $18, $19, $20)
     returning ${REQUEST_TABLE_COLUMNS}
   ), created_audit as (
     ${INSERT_AUDIT}
@@ -154,6 +157,7 @@ async function insertRequest(
       operationId: request.operationId,
       requiredApprovals: request.requiredApprovals,
       ...(request.purpose !== undefined && { purpose: request.purpose }),
+      ...(request.chain !== undefined && { chain: request.chain }),
       // The document's hash in the chain: what was attached can be shown unchanged later.
       ...(request.document !== undefined && { document: auditedDocument(request.document) }),
     }),
@@ -166,6 +170,7 @@ async function insertRequest(
     request.paymentKey ?? null,
     request.purpose ?? null,
     request.document ? JSON.stringify(request.document) : null,
+    request.chain ? JSON.stringify(request.chain) : null,
   ]);
   if (!row) throw new Error('the new request was not returned by its insert');
   return toRequest(row, cipher);

@@ -6,6 +6,7 @@ import type {
   RequestLabels,
   RequestStatus,
 } from '../../domain/approval.ts';
+import type { ApprovalChain } from '../../domain/approval-chain.ts';
 import type { SupportingDocument } from '../../domain/document.ts';
 import type { WriteOperationId } from '../../domain/operations.ts';
 import { type Database, iso, type Queryable } from '../database.ts';
@@ -28,7 +29,7 @@ export interface RequestDb {
  * migrated a table) fails, and one naming its columns does not.
  */
 export const REQUEST_TABLE_COLUMNS = `id, operation_id, path_params, body, fingerprint, hold_key, payment_key, requester_id, document,
-  status, required_approvals, created_at, expires_at, updated_at, sent_at, channel_id, message_ts,
+  approval_chain, status, required_approvals, created_at, expires_at, updated_at, sent_at, channel_id, message_ts,
   decided_by, reason, outcome, reconciliation, labels, seal, purpose,
   question`;
 
@@ -37,7 +38,7 @@ export const REQUEST_ROW_COLUMNS = REQUEST_TABLE_COLUMNS.replace(/(\w+)/g, 'r.$1
 
 /** A request `r` with its approvals and its follow-up: what `toRequest` reads. */
 export const REQUEST_COLUMNS = `${REQUEST_ROW_COLUMNS}, coalesce(
-    (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at, 'seal', a.seal) order by a.approved_at)
+    (select json_agg(json_build_object('userId', a.approver_id, 'at', a.approved_at, 'seal', a.seal, 'step', a.step) order by a.approved_at)
        from approvals a where a.request_id = r.id), '[]'::json) as approval_list,
   ${FOLLOW_STATE} as follow_state`;
 
@@ -69,8 +70,17 @@ export interface RequestRow {
   seal: string | null;
   purpose: string | null;
   question: Question | null;
-  approval_list: Array<{ userId: string; at: string; seal: string | null }> | string;
+  approval_chain: ApprovalChain | string | null;
+  approval_list: StoredApproval[] | string;
   follow_state?: FollowStateRow | string | null;
+}
+
+/** An approval as `approval_list` holds it. */
+interface StoredApproval {
+  userId: string;
+  at: string;
+  seal: string | null;
+  step?: number | null;
 }
 
 export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentRequest {
@@ -88,13 +98,12 @@ export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentReques
     status: row.status,
     requiredApprovals: row.required_approvals,
     seal: row.seal ?? undefined,
-    approvals: (approvals as Array<{ userId: string; at: string; seal: string | null }>).map(
-      (approval) => ({
-        userId: approval.userId,
-        at: iso(approval.at),
-        seal: approval.seal ?? undefined,
-      }),
-    ),
+    approvals: (approvals as StoredApproval[]).map((approval) => ({
+      userId: approval.userId,
+      at: iso(approval.at),
+      seal: approval.seal ?? undefined,
+      ...(typeof approval.step === 'number' && { step: approval.step }),
+    })),
     createdAt: iso(row.created_at),
     expiresAt: iso(row.expires_at),
     channelId: row.channel_id ?? undefined,
@@ -107,6 +116,12 @@ export function toRequest(row: RequestRow, cipher: PayloadCipher): PaymentReques
     document: row.document ?? undefined,
     labels: row.labels ?? undefined,
     purpose: row.purpose ?? undefined,
+    ...(row.approval_chain && {
+      chain:
+        typeof row.approval_chain === 'string'
+          ? (JSON.parse(row.approval_chain) as ApprovalChain)
+          : row.approval_chain,
+    }),
     question: row.question ?? undefined,
     follow: toProviderFollow(row.follow_state),
     updatedAt: iso(row.updated_at),

@@ -1,0 +1,50 @@
+/**
+ * An approval chain: the steps a policy rule names (`steps:`), in order, each filled by
+ * approvals from its own people (Slack user groups `S…` and users `U…`). Stored with the request
+ * it was decided for and sealed with it, so a later policy cannot change what an approval fills.
+ */
+
+export interface ApprovalStep {
+  /** User group ids (`S…`) and user ids (`U…`/`W…`), as the policy file wrote them. */
+  approvers: readonly string[];
+  /** Distinct approvals the step needs. */
+  approvals: number;
+}
+
+export interface ApprovalChain {
+  /** The rule's place in the policy file (`rules[rule]`). */
+  rule: number;
+  /** The policy version (`policyVersion`) whose rule it is. */
+  policyVersion: string;
+  steps: readonly ApprovalStep[];
+}
+
+/** An approval as a chain counts it: the step it filled, if any. */
+export interface StepFilled {
+  step?: number | undefined;
+}
+
+/** The approvals a chain needs in all: the sum of its steps'. */
+export function chainApprovals(steps: readonly ApprovalStep[]): number {
+  return steps.reduce((total, step) => total + step.approvals, 0);
+}
+
+/** How many approvals each step has, from the approvals that name their step. */
+export function stepCounts(
+  chain: ApprovalChain,
+  approvals: readonly StepFilled[],
+): number[] {
+  return chain.steps.map(
+    (_, index) => approvals.filter((approval) => approval.step === index).length,
+  );
+}
+
+/** The step waiting for approvals (steps fill in order), or undefined when all are done. */
+export function openStep(
+  chain: ApprovalChain,
+  approvals: readonly StepFilled[],
+): number | undefined {
+  const counts = stepCounts(chain, approvals);
+  const open = chain.steps.findIndex((step, index) => (counts[index] ?? 0) < step.approvals);
+  return open === -1 ? undefined : open;
+}

@@ -30,10 +30,7 @@ export function chainApprovals(steps: readonly ApprovalStep[]): number {
 }
 
 /** How many approvals each step has, from the approvals that name their step. */
-export function stepCounts(
-  chain: ApprovalChain,
-  approvals: readonly StepFilled[],
-): number[] {
+export function stepCounts(chain: ApprovalChain, approvals: readonly StepFilled[]): number[] {
   return chain.steps.map(
     (_, index) => approvals.filter((approval) => approval.step === index).length,
   );

@@ -1,5 +1,5 @@
-import type { SupportingDocument } from './document.ts';
 import type { ApprovalChain } from './approval-chain.ts';
+import type { SupportingDocument } from './document.ts';
 import type { ProviderFollow } from './follow.ts';
 import type { ReconciliationFinding } from './list-findings.ts';
 import type { WriteOperationId } from './operations.ts';

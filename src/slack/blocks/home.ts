@@ -2,6 +2,7 @@ import type { ActionsBlock, HomeView, KnownBlock } from '@slack/types';
 import type { HomeShown } from '../../app/home-click.ts';
 import type { PaymentRequest } from '../../domain/approval.ts';
 import { ACTION } from '../interaction-ids.ts';
+import { documentLine } from '../text/documents.ts';
 import {
   type FreezeNotice,
   purposeLine,
@@ -133,15 +134,16 @@ function decisionBlocks(content: HomeContent): KnownBlock[] {
 }
 
 /**
- * `*#12 · Create a payout · 10.00 USD*`, its purpose, then what its approval card says of its
- * state now, with the provider's status when it is followed.
+ * `*#12 · Create a payout · 10.00 USD*`, its purpose and supporting document, then what its
+ * approval card says of its state now, with the provider's status when it is followed.
  */
 function requestLine(request: PaymentRequest, { command, now }: HomeContent): KnownBlock {
   const where = request.channelId ? ` · approval message in <#${request.channelId}>` : '';
   const purpose = request.purpose === undefined ? '' : `\n${purposeLine(request.purpose)}`;
+  const document = request.document === undefined ? '' : `\n${documentLine(request.document)}`;
   const provider = request.follow ? `\n${providerStatusLine(request.follow)}` : '';
   return section(
-    `*${escapeMrkdwn(requestTitle(request))}*${where}${purpose}\n${statusText(request, command, now)}${provider}`,
+    `*${escapeMrkdwn(requestTitle(request))}*${where}${purpose}${document}\n${statusText(request, command, now)}${provider}`,
   );
 }
 

@@ -62,6 +62,28 @@ describe('the Home tab', () => {
     for (const id of [1, 2, 3]) expect(text).toContain(`*Purpose:* Invoice ${id}`);
   });
 
+  it('shows a request’s supporting document among one’s own requests and in the last decisions', () => {
+    const document = {
+      fileId: 'F0INVOICE1',
+      name: 'invoice.pdf',
+      size: 10,
+      sha256: 'e'.repeat(64),
+    };
+    const view = renderHome({
+      queue: { requests: [], total: 0 },
+      own: [request(2, { document })],
+      decisions: [request(3, { document })],
+      freeze: undefined,
+      help: undefined,
+      command: '/pay',
+      now: NOW,
+    });
+    const text = JSON.stringify(view.blocks);
+    expect(text.split('*Document:* invoice.pdf (10 bytes, SHA-256 `eeeeeeeeeeee…`)')).toHaveLength(
+      3,
+    );
+  });
+
   it('draws each queued request as its card, its buttons the Home’s, naming what was shown', () => {
     const queued = request(7);
     const view = renderHome({

@@ -174,7 +174,8 @@ export class ApprovalWorkflow {
       requesterId,
       channelId,
       answerTo,
-      document?.kind === 'read' ? document.document : undefined,
+      // An edit that attaches no file keeps the document of the request it replaces, read then.
+      document?.kind === 'read' ? document.document : replaced?.document,
       replaced,
     );
     if (stored.kind !== 'created') return stored;

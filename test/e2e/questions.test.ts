@@ -6,7 +6,7 @@ import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts
 import type { JsonObject } from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
-import { approvalMessageTs, ask, requestFormValues } from '../helpers/slack.ts';
+import { approvalMessageTs, ask, formOpened, requestFormValues } from '../helpers/slack.ts';
 
 /**
  * An approver's question and the requester's edit and resubmit, end to end through signed Slack
@@ -25,17 +25,6 @@ function payoutText(fields: Record<string, string>): string {
 
 function click(r: Rehearsal, actionId: string, userId: string, ts: string, value: string) {
   return r.driver.blockAction({ userId, actionId, value, message: { channel: APPROVALS, ts } });
-}
-
-/** The form a click opened (the one after `before` calls of views.update showing `callbackId`). */
-async function formOpened(r: Rehearsal, callbackId: string, before: number) {
-  const form = await r.slack.waitForCall(
-    'views.update',
-    (call) =>
-      r.slack.callsTo('views.update').indexOf(call) >= before &&
-      JSON.stringify(call.args).includes(callbackId),
-  );
-  return { id: String(form.args.view_id), shown: JSON.stringify(form.args.view) };
 }
 
 /** The approval message `ts` once a redraw shows `pattern`. */

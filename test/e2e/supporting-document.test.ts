@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts';
+import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS, payoutCommand } from '../helpers/payments.ts';
 import {
   approvalMessageTs,
   approveToSubmitted,
   ask,
+  formOpened,
   openPayoutForm,
   postedCard,
   requestedAuditRows,
@@ -107,6 +109,66 @@ describe('a payout’s supporting document, end to end over signed Slack request
     const sha256 = createHash('sha256').update(bytes).digest('hex');
     expect(JSON.stringify(card.args)).toContain('|quote-q3.txt>');
     expect(JSON.stringify(card.args)).toContain(sha256.slice(0, 12));
+  });
+
+  it('an edit and resubmit that attaches no file keeps the document it replaces, not read again', async () => {
+    const bytes = Buffer.from('Invoice 2294');
+    const file = r.slack.uploadFileAs('U0ALICE', {
+      name: 'invoice-2294.pdf',
+      bytes,
+      channelId: 'C0PAYOPS',
+    });
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    const asked = await ask(
+      r,
+      payoutCommand({ ...PAYOUT, amount: '43.00', purpose: 'Invoice 2294', file: file.id }),
+    );
+    const id = Number(/Request #(\d+)/.exec(asked.shown)?.[1]);
+    const ts = await approvalMessageTs(r, id, APPROVALS);
+    const askBefore = r.slack.callsTo('views.update').length;
+    const click = (userId: string, actionId: string, at: string) =>
+      r.driver.blockAction({
+        userId,
+        actionId,
+        value: String(id),
+        message: { channel: APPROVALS, ts: at },
+      });
+    await click('U0CAROL', ACTION.ask, ts);
+    const askForm = await formOpened(r, VIEW.askQuestion, askBefore);
+    await r.driver.viewSubmission({
+      userId: 'U0CAROL',
+      view: {
+        id: askForm.id,
+        state: { values: { question: { question: { type: 'plain_text_input', value: 'VAT?' } } } },
+      },
+    });
+    const notice = await r.slack.waitForCall(
+      'chat.postMessage',
+      (call) => call.args.thread_ts === ts && String(call.args.text).includes('VAT?'),
+    );
+    const downloads = r.slack.downloads.length;
+    const editBefore = r.slack.callsTo('views.update').length;
+    await click('U0ALICE', ACTION.resubmit, (notice.response as unknown as { ts: string }).ts);
+    const editForm = await formOpened(r, VIEW.request, editBefore);
+    expect(editForm.shown).toContain(`Left empty, the document of #${id} is kept.`);
+    await r.driver.viewSubmission({
+      userId: 'U0ALICE',
+      view: {
+        id: editForm.id,
+        state: {
+          values: requestFormValues({ ...PAYOUT, amount: '44.00', purpose: 'Invoice 2294' }),
+        },
+      },
+    });
+    const card = await r.slack.waitForCall(
+      'chat.postMessage',
+      (call) =>
+        call.args.channel === APPROVALS && JSON.stringify(call.args).includes(`Replaces #${id}`),
+    );
+    expect(JSON.stringify(card.args)).toContain(sha256.slice(0, 12));
+    const newId = Number(/^#(\d+) /.exec(String(card.args.text))?.[1]);
+    expect((await r.bot.store.get(newId))?.document).toMatchObject({ fileId: file.id, sha256 });
+    expect(r.slack.downloads).toHaveLength(downloads);
   });
 
   it('someone else’s file from another channel is refused with the reason; nothing is stored or read', async () => {

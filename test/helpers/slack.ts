@@ -117,3 +117,18 @@ export async function requestedAuditRows(rehearsal: Rehearsal): Promise<string[]
   const csv = rehearsal.slack.files().at(-1)?.bytes?.toString('utf8') ?? '';
   return csv.split('\r\n').filter((row) => row.includes('"requested"'));
 }
+
+/** The form a click opened: the first views.update after `before` of them that shows `callbackId`. */
+export async function formOpened(
+  rehearsal: Rehearsal,
+  callbackId: string,
+  before: number,
+): Promise<{ id: string; shown: string }> {
+  const form = await rehearsal.slack.waitForCall(
+    'views.update',
+    (call) =>
+      rehearsal.slack.callsTo('views.update').indexOf(call) >= before &&
+      JSON.stringify(call.args).includes(callbackId),
+  );
+  return { id: String(form.args.view_id), shown: JSON.stringify(form.args.view) };
+}

@@ -156,7 +156,7 @@ export function buildRequestModal(
         fieldInput(name, Object.hasOwn(values, name) ? values[name] : undefined, options),
       ),
       ...(takesPurpose(operationId)
-        ? [purposeInput(values, options.purposeRequired === true), documentInput()]
+        ? [purposeInput(values, options.purposeRequired === true), documentInput(supersedes)]
         : []),
     ],
   };
@@ -182,14 +182,16 @@ function purposeInput(values: Readonly<Record<string, string>>, required: boolea
  * A supporting document, optional: one file, read by payops once when the form is submitted
  * (src/domain/document.ts). Slack's file input needs the `files:read` scope.
  */
-function documentInput(): InputBlock {
+function documentInput(supersedes: number | undefined): InputBlock {
+  const kept =
+    supersedes === undefined ? '' : ` Left empty, the document of #${supersedes} is kept.`;
   return {
     type: 'input',
     block_id: DOCUMENT_FIELD,
     label: plainText('Supporting document', LIMIT.labelOrHint),
     element: { type: 'file_input', action_id: DOCUMENT_FIELD, max_files: 1 },
     hint: plainText(
-      `An invoice or a contract, at most ${MAX_DOCUMENT_BYTES / (1024 * 1024)} MB. Approvers see its name, a link and its SHA-256; it is not sent to the provider.`,
+      `An invoice or a contract, at most ${MAX_DOCUMENT_BYTES / (1024 * 1024)} MB. Approvers see its name, a link and its SHA-256; it is not sent to the provider.${kept}`,
       LIMIT.labelOrHint,
     ),
     optional: true,

@@ -283,7 +283,7 @@ export class ApprovalWorkflow {
         },
         stillCounted: (request) => this.#stillCounted(request, approverId),
         step: (request) =>
-          request.chain && stepFor(request.chain, request.approvals, (step) => memberOf[step]),
+          request.chain && stepFor({ ...request, chain: request.chain }, (step) => memberOf[step]),
         seal: (request, approver, step) => this.#deps.signer.approvalSeal(request, approver, step),
         sealHolds: (request) => this.#sealHolds(request),
       }),

@@ -9,6 +9,8 @@ export interface ApprovalStep {
   approvers: readonly string[];
   /** Distinct approvals the step needs. */
   approvals: number;
+  /** The most its people may approve (a decimal, in the request's currency); none: no cap. */
+  maxAmount?: string | undefined;
 }
 
 export interface ApprovalChain {

@@ -33,6 +33,8 @@ export interface CanonicalRule {
 export interface CanonicalStep {
   approvers: readonly string[];
   approvals: number;
+  /** The shortest plain decimal; absent: no cap. */
+  max_amount?: string | undefined;
 }
 
 export interface CanonicalPolicy {
@@ -70,6 +72,9 @@ function canonicalRule(rule: PolicyRule): CanonicalRule {
       steps: rule.steps.map((step) => ({
         approvers: [...new Set(step.approvers)].sort(),
         approvals: step.approvals,
+        ...(step.maxAmount !== undefined && {
+          max_amount: plainDecimal(step.maxAmount) ?? step.maxAmount,
+        }),
       })),
     }),
   };
@@ -145,7 +150,13 @@ const canonicalSchema = z.object({
       window: z.string().nullable(),
       approvals: z.int().positive(),
       steps: z
-        .array(z.object({ approvers: z.array(z.string()), approvals: z.int().positive() }))
+        .array(
+          z.object({
+            approvers: z.array(z.string()),
+            approvals: z.int().positive(),
+            max_amount: z.string().optional(),
+          }),
+        )
         .optional(),
     }),
   ),

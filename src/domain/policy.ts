@@ -6,7 +6,6 @@ import {
   type ApprovalStep,
   chainApprovals,
   openStep,
-  type StepFilled,
 } from './approval-chain.ts';
 import { closest } from './commands.ts';
 import { addDecimal, compareDecimal, isDecimalString } from './decimal.ts';
@@ -128,17 +127,21 @@ const operationName = z
     return z.NEVER;
   });
 
-const minAmount = z.unknown().transform((value, ctx): string => {
-  if (typeof value === 'string' && isDecimalString(value)) return value;
-  ctx.addIssue({
-    code: 'custom',
-    message:
-      typeof value === 'number'
-        ? 'must be quoted, like min_amount: "10000" — an unquoted number is read as a binary float, which can silently change it (10000.10 is read as 10000.1, 12345678901234567890 as 12345678901234567000)'
-        : 'must be a plain decimal in quotes, like "10000" or "2500.50" (no commas, sign or exponent)',
+/** An amount the file names under `key`: a decimal in quotes. */
+const amountAt = (key: string) =>
+  z.unknown().transform((value, ctx): string => {
+    if (typeof value === 'string' && isDecimalString(value)) return value;
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        typeof value === 'number'
+          ? `must be quoted, like ${key}: "10000" — an unquoted number is read as a binary float, which can silently change it (10000.10 is read as 10000.1, 12345678901234567890 as 12345678901234567000)`
+          : 'must be a plain decimal in quotes, like "10000" or "2500.50" (no commas, sign or exponent)',
+    });
+    return z.NEVER;
   });
-  return z.NEVER;
-});
+
+const minAmount = amountAt('min_amount');
 
 /** A rule's `currency`: one code or a list of them, kept upper-case. */
 const currencies = z.unknown().transform((value, ctx): string[] => {
@@ -196,8 +199,10 @@ const stepSchema = z.strictObject(
       .array(stepApprover, { error: 'must be a list, like [S0TREASURY, U0CFO]' })
       .min(1, { error: 'is empty: a step needs someone who may fill it' }),
     approvals: wholeNumber(1, MAX_APPROVALS).optional(),
+    /** The most this step's people may approve, in units of the rule's currencies. */
+    max_amount: amountAt('max_amount').optional(),
   },
-  knownKeys(['approvers', 'approvals']),
+  knownKeys(['approvers', 'approvals', 'max_amount']),
 );
 
 const ruleSchema = z
@@ -228,6 +233,27 @@ const ruleSchema = z
             ? 'is missing: a rule needs approvals, or steps'
             : 'comes with approvals: write one of them (a chain needs its steps’ total)',
       });
+    }
+    for (const [index, step] of (rule.steps ?? []).entries()) {
+      if (step.max_amount === undefined) continue;
+      // A cap compares amounts, which only one currency list makes comparable.
+      if (rule.currency === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', index, 'max_amount'],
+          message:
+            'needs the rule to name its currency: amounts in different currencies cannot be compared',
+        });
+      } else if (
+        rule.min_amount !== undefined &&
+        compareDecimal(step.max_amount, rule.min_amount) < 0
+      ) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['steps', index, 'max_amount'],
+          message: `is below the rule's min_amount (${rule.min_amount}): this step could approve none of its requests`,
+        });
+      }
     }
     const total = rule.steps && chainApprovals(stepsOf(rule.steps));
     if (total !== undefined && total > MAX_APPROVALS) {
@@ -285,9 +311,17 @@ const policySchema = z
 
 /** A rule's steps with their defaults written in. */
 function stepsOf(
-  steps: ReadonlyArray<{ approvers: string[]; approvals?: number | undefined }>,
+  steps: ReadonlyArray<{
+    approvers: string[];
+    approvals?: number | undefined;
+    max_amount?: string | undefined;
+  }>,
 ): ApprovalStep[] {
-  return steps.map((step) => ({ approvers: step.approvers, approvals: step.approvals ?? 1 }));
+  return steps.map((step) => ({
+    approvers: step.approvers,
+    approvals: step.approvals ?? 1,
+    ...(step.max_amount !== undefined && { maxAmount: step.max_amount }),
+  }));
 }
 
 /** `rules[0].min_amount`: where a problem is, as it would be written in the file. */
@@ -656,17 +690,35 @@ export function approvalRefusal(
  * does not count.
  */
 export function stepFor(
-  chain: ApprovalChain,
-  approvals: readonly StepFilled[],
+  request: Pick<PaymentRequest, 'body' | 'approvals'> & { chain: ApprovalChain },
   memberOf: (step: number) => boolean | undefined,
 ): { step: number } | { refusal: Refusal } {
-  const open = openStep(chain, approvals);
+  const { chain } = request;
+  const open = openStep(chain, request.approvals);
   // A complete chain takes no more approvals; the request has left `pending` by then.
   if (open === undefined) return { refusal: { code: 'already_approved' } };
   const member = memberOf(open);
   if (member === undefined) return { refusal: { code: 'approvers_unconfirmed' } };
-  if (member) return { step: open };
   const waiting = chain.steps[open] as ApprovalStep;
+  if (member) {
+    const { amount, currency } = moneyOf(fieldsOf(request));
+    // An amount that is not a decimal is over any cap: fail closed.
+    const over =
+      waiting.maxAmount !== undefined &&
+      (amount === undefined ||
+        !isDecimalString(amount) ||
+        compareDecimal(amount, waiting.maxAmount) > 0);
+    if (!over) return { step: open };
+    return {
+      refusal: {
+        code: 'over_approval_limit',
+        step: open + 1,
+        limit: waiting.maxAmount as string,
+        amount: amount ?? '',
+        currency: currency ?? '',
+      },
+    };
+  }
   return {
     refusal: {
       code: 'not_in_open_step',

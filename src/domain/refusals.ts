@@ -13,6 +13,8 @@ export type Refusal =
   | { code: 'already_approved' }
   /** Steps fill in order (src/domain/approval-chain.ts): `step` of `steps` waits, for `approvers`. */
   | { code: 'not_in_open_step'; step: number; steps: number; approvers: string[] }
+  /** The open step's people may approve up to `limit` (its `max_amount`); the request asks more. */
+  | { code: 'over_approval_limit'; step: number; limit: string; amount: string; currency: string }
   // Where the click came from, and what it showed.
   | { code: 'not_its_card'; id: number }
   | { code: 'card_differs'; id: number }

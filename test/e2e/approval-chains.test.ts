@@ -31,6 +31,7 @@ const CHAIN = `rules:
     min_amount: "10000"
     steps:
       - approvers: [S0TREASURY]
+        max_amount: "50000"
       - approvers: [S0FINLEADS]
 `;
 /** Carol is in both groups: she may fill either step of a request, never both of one. */
@@ -185,6 +186,23 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
     const stored = await r.bot.store.get(id);
     expect(stored?.approvals.map((approval) => approval.step)).toEqual([0]);
     expect(stored?.status).toBe('pending');
+    expect(payoutsSent(r).length).toBe(before);
+  });
+
+  it("an approver's cap: treasury may approve up to 50000, so its approval of more is refused with the reason", async () => {
+    const before = payoutsSent(r).length;
+    const { id, ts } = await requested('60000.00');
+    const card = JSON.stringify(
+      r.slack
+        .callsTo('chat.postMessage')
+        .find((call) => (call.response as { ts?: string } | undefined)?.ts === ts)?.args,
+    );
+    expect(card).toContain('Step 1: 1 from <!subteam^S0TREASURY> (0 of 1, each up to 50000)');
+    const refused = await click(r, 'U0BOB', ts);
+    expect(await told(r, refused)).toBe(
+      "Step 1's approvers may approve up to 50000 USDC each, and this request is for 60000.00 USDC: your approval was not counted. A larger amount needs a policy rule naming who may approve it.",
+    );
+    expect((await r.bot.store.get(id))?.approvals).toEqual([]);
     expect(payoutsSent(r).length).toBe(before);
   });
 

@@ -26,7 +26,8 @@ export function stepsText(request: PaymentRequest): string | undefined {
     const done = (counts[index] ?? 0) >= step.approvals;
     const mark = done ? ':white_check_mark:' : index === open ? ':hourglass_flowing_sand:' : '▫️';
     const filled = by.length > 0 ? ` — approved by ${by.join(', ')}` : '';
-    return `${mark} Step ${index + 1}: ${step.approvals} from ${stepPeopleText(step.approvers)} (${counts[index] ?? 0} of ${step.approvals})${filled}`;
+    const cap = step.maxAmount === undefined ? '' : `, each up to ${step.maxAmount}`;
+    return `${mark} Step ${index + 1}: ${step.approvals} from ${stepPeopleText(step.approvers)} (${counts[index] ?? 0} of ${step.approvals}${cap})${filled}`;
   });
   const rule = `rules[${chain.rule}] of policy version ${chain.policyVersion.slice(0, 12)}`;
   return [`*Approval steps, in order* (${rule}):`, ...lines].join('\n');

@@ -69,7 +69,7 @@ export function ruleWords(rule: CanonicalRule): string {
 function stepsWords(steps: readonly CanonicalStep[]): string {
   const each = steps.map(
     (step, index) =>
-      `${index === 0 ? counted(step.approvals, 'approval') : step.approvals} from ${step.approvers.join(' or ')}`,
+      `${index === 0 ? counted(step.approvals, 'approval') : step.approvals} from ${step.approvers.join(' or ')}${step.max_amount === undefined ? '' : ` (each approving up to ${step.max_amount})`}`,
   );
   return `${each.join(', then ')}, in that order, one person counting for one step`;
 }

@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import type { WriteIntent } from '../../src/domain/approval.ts';
+import { openStep } from '../../src/domain/approval-chain.ts';
+import {
+  approverShortage,
+  PolicyError,
+  parsePolicy,
+  requiredApprovals,
+  stepFor,
+} from '../../src/domain/policy.ts';
+import { policyVersion } from '../../src/domain/policy-version.ts';
+
+const CHAIN = `
+rules:
+  - operations: [payout]
+    currency: USD
+    min_amount: "10000"
+    steps:
+      - approvers: [S0TREASURY]
+        max_amount: "50000"
+      - approvers: [S0FINLEADS, U0CFO]
+`;
+
+function problems(text: string): string[] {
+  try {
+    parsePolicy(text, 'policy.yaml');
+  } catch (error) {
+    if (error instanceof PolicyError) return error.problems;
+  }
+  return [];
+}
+
+const payout = (amount: string): WriteIntent => ({
+  operationId: 'createPayout',
+  path: {},
+  fields: { amount, currency: 'USD', wallet_id: 'wal_1' },
+});
+
+describe('approval chains in the policy', () => {
+  it('a rule with steps needs their total, in order, with the rule and its steps', () => {
+    const policy = parsePolicy(CHAIN, 'policy.yaml');
+    expect(requiredApprovals(policy, payout('9999.99'))).toMatchObject({
+      approvals: 1,
+      chain: undefined,
+    });
+    expect(requiredApprovals(policy, payout('10000'))).toMatchObject({
+      approvals: 2,
+      chain: {
+        rule: 0,
+        steps: [
+          { approvers: ['S0TREASURY'], approvals: 1, maxAmount: '50000' },
+          { approvers: ['S0FINLEADS', 'U0CFO'], approvals: 1 },
+        ],
+      },
+    });
+  });
+
+  it('the strictest rule wins: more approvals beat a chain, a chain beats as many approvals', () => {
+    const more = parsePolicy(
+      `${CHAIN}  - operations: [payout]\n    currency: USD\n    min_amount: "20000"\n    approvals: 3\n`,
+      'policy.yaml',
+    );
+    expect(requiredApprovals(more, payout('20000'))).toMatchObject({
+      approvals: 3,
+      chain: undefined,
+    });
+    const same = parsePolicy(
+      `${CHAIN}  - operations: [payout]\n    currency: USD\n    approvals: 2\n`,
+      'policy.yaml',
+    );
+    expect(requiredApprovals(same, payout('20000')).chain?.rule).toBe(0);
+  });
+
+  it('refuses steps with approvals, a cap without a currency or below the threshold', () => {
+    expect(
+      problems(
+        'rules:\n  - approvals: 2\n    steps:\n      - approvers: [S0A]\n        max_amount: "5"\n',
+      ),
+    ).toEqual([
+      'rules[0].steps: comes with approvals: write one of them (a chain needs its steps’ total)',
+      'rules[0].steps[0].max_amount: needs the rule to name its currency: amounts in different currencies cannot be compared',
+    ]);
+    expect(problems(CHAIN.replace('"50000"', '"5000"'))).toEqual([
+      "rules[0].steps[0].max_amount: is below the rule's min_amount (10000): this step could approve none of its requests",
+    ]);
+    expect(problems(CHAIN.replace('[S0TREASURY]', '[treasury]'))).toEqual([
+      'rules[0].steps[0].approvers[0]: must be a Slack user group id (S…) or user id (U…), like S0TREASURY or U0CFO',
+    ]);
+  });
+
+  it('a policy without steps keeps its version; steps and caps change it', () => {
+    const plain = 'rules:\n  - operations: [payout]\n    currency: USD\n    approvals: 2\n';
+    expect(policyVersion(parsePolicy(plain, 'a'))).toBe(
+      policyVersion(parsePolicy(`${plain}\n# a comment\n`, 'b')),
+    );
+    const chain = policyVersion(parsePolicy(CHAIN, 'c'));
+    expect(policyVersion(parsePolicy(CHAIN.replace('"50000"', '"50000.00"'), 'd'))).toBe(chain);
+    expect(policyVersion(parsePolicy(CHAIN.replace('"50000"', '"60000"'), 'e'))).not.toBe(chain);
+  });
+
+  it('an approval fills the open step, from its people, within its cap', () => {
+    const chain = requiredApprovals(parsePolicy(CHAIN, 'p'), payout('10000')).chain;
+    const request = (amount: string, steps: number[]) => ({
+      body: JSON.stringify({ amount, currency: 'USD' }),
+      approvals: steps.map((step) => ({ userId: 'U0X', at: '', step })),
+      chain: { ...(chain as NonNullable<typeof chain>), policyVersion: 'v' },
+    });
+    expect(stepFor(request('10000', []), (step) => step === 0)).toEqual({ step: 0 });
+    expect(stepFor(request('10000', []), (step) => step === 1)).toEqual({
+      refusal: { code: 'not_in_open_step', step: 1, steps: 2, approvers: ['S0TREASURY'] },
+    });
+    expect(stepFor(request('10000', [0]), () => true)).toEqual({ step: 1 });
+    expect(stepFor(request('10000', []), () => undefined)).toEqual({
+      refusal: { code: 'approvers_unconfirmed' },
+    });
+    expect(stepFor(request('50000.01', []), () => true)).toEqual({
+      refusal: {
+        code: 'over_approval_limit',
+        step: 1,
+        limit: '50000',
+        amount: '50000.01',
+        currency: 'USD',
+      },
+    });
+    expect(openStep(request('1', [0, 1]).chain, [{ step: 0 }, { step: 1 }])).toBeUndefined();
+  });
+
+  it('start-up: a step with fewer people than its count, one requester counted out, is named', () => {
+    const policy = parsePolicy(CHAIN.replace('[S0FINLEADS, U0CFO]', '[S0FINLEADS]'), 'p');
+    const supply = (finleads: string[]) => ({
+      approvers: 5,
+      approverMayRequest: false,
+      unlisted: [],
+      stepGroups: new Map([
+        ['S0TREASURY', ['U1', 'U2']],
+        ['S0FINLEADS', finleads],
+      ]),
+      requesters: new Set(['U9']),
+    });
+    expect(approverShortage(policy, supply(['U3']))).toBeUndefined();
+    expect(approverShortage(policy, supply([]))).toEqual({
+      message: "the policy's rules[0]: step 2 (S0FINLEADS) needs 1 approval but has 0 people",
+      certain: true,
+      remedy:
+        "Add people to the step's groups or users, or lower its approvals in PAYOPS_POLICY_FILE.",
+    });
+    // The only finance lead may request: their own requests would wait forever.
+    expect(
+      approverShortage(policy, { ...supply(['U9']), requesters: new Set(['U9']) })?.message,
+    ).toBe(
+      "the policy's rules[0]: step 2 (S0FINLEADS) needs 1 approval but has 0 people, one counted out as its requester may be among them",
+    );
+    // One person in both groups cannot fill both steps.
+    const both = {
+      ...supply(['U1']),
+      stepGroups: new Map([
+        ['S0TREASURY', ['U1']],
+        ['S0FINLEADS', ['U1']],
+      ]),
+    };
+    expect(approverShortage(policy, both)?.message).toBe(
+      "the policy's rules[0]: its steps need 2 approvals from distinct people but have 1 person",
+    );
+  });
+});

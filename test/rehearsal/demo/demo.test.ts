@@ -104,7 +104,7 @@ describe('the demo console in front of the real bot', () => {
       PAYOUT('25.00'),
       PAYOUT('30.00'),
       'as carol',
-      'click 5',
+      'click 6',
       'fill',
       'Duplicate of the first one.',
       'submit',
@@ -113,17 +113,18 @@ describe('the demo console in front of the real bot', () => {
       'as bob',
       'in #approvals',
       'click 1',
-      'click 4',
+      'click 5',
     ]);
-    // Two cards: [1] Approve [2] Reject, then [4] Approve [5] Reject, each with a [3]/[6] Cancel.
+    // Two cards: [1] Approve [2] Reject [3] Ask a question, then [5] Approve [6] Reject [7] Ask a
+    // question, each with a [4]/[8] Cancel.
     expect(printed).toMatch(
-      /#(\d+) · Create a payout · 25\.00 USDC[\s\S]*?\[1\] Approve {2}\[2\] Reject/,
+      /#(\d+) · Create a payout · 25\.00 USDC[\s\S]*?\[1\] Approve {2}\[2\] Reject {2}\[3\] Ask a question/,
     );
     expect(printed).toMatch(
-      /#(\d+) · Create a payout · 30\.00 USDC[\s\S]*?\[4\] Approve {2}\[5\] Reject/,
+      /#(\d+) · Create a payout · 30\.00 USDC[\s\S]*?\[5\] Approve {2}\[6\] Reject {2}\[7\] Ask a question/,
     );
     expect(printed).toContain(
-      '@carol clicks [5] Reject\npayops opened a modal:\n  Reject request #',
+      '@carol clicks [6] Reject\npayops opened a modal:\n  Reject request #',
     );
     expect(printed).toContain('• Why is it rejected? (reason): ____');
     expect(printed).toContain('  Why is it rejected? (reason)> Duplicate of the first one.\n');
@@ -138,7 +139,7 @@ describe('the demo console in front of the real bot', () => {
       /#\d+ · Create a payout · 25\.00 USDC\n[^\n]*\n {2}✅ Submitted to the provider, not settled\. Approved by @bob/,
     );
     expect(printed).toContain(
-      'payops has changed that message since: it no longer has [4] Approve',
+      'payops has changed that message since: it no longer has [5] Approve',
     );
     expect(payoutsSent(rehearsal)).toEqual([...sentBefore, '25.00']);
     expect(printed).not.toMatch(
@@ -188,8 +189,9 @@ describe('the demo console in front of the real bot', () => {
       /bob@#payops> home\n[\s\S]*?payops drew your Home tab:\n {2}Waiting for your approval \(/,
     );
     const approve = homeApprove(printed.slice(0, printed.indexOf('bob@#payops> click')));
-    // The Home tab's own button, numbered after the card's [1] Approve [2] Reject and [3] Cancel.
-    expect(Number(approve)).toBeGreaterThan(3);
+    // The Home tab's own button, numbered after the card's [1] Approve [2] Reject [3] Ask a
+    // question and [4] Cancel.
+    expect(Number(approve)).toBeGreaterThan(4);
     expect(printed).toContain(`@bob clicks [${approve}] Approve\n`);
     await vi.waitFor(() => expect(payoutsSent(rehearsal)).toEqual([...sentBefore, '41.00']), {
       timeout: 10_000,
@@ -510,7 +512,7 @@ describe('payops demo', () => {
       /Provider status changed: pending → processing\./,
       /Provider status changed: processing → completed\. It is a success; payops keeps watching it for a return or reversal/,
       /@carol submits Reject request #2\n[\s\S]*?🚫 Rejected by @carol [^:]+:\d\d:\d\d: Jane Roe was paid already this week/,
-      /Payments are frozen \(incident drill\)[\s\S]*?@bob clicks \[7\] Approve\n[^\n]*\n {2}Payments are frozen \(incident drill\): your approval was not counted/,
+      /Payments are frozen \(incident drill\)[\s\S]*?@bob clicks \[9\] Approve\n[^\n]*\n {2}Payments are frozen \(incident drill\): your approval was not counted/,
       /Payments are unfrozen\.[\s\S]*?#3 was approved by @bob and submitted to the provider/,
     ];
     let rest = stdout;

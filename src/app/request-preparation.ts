@@ -13,7 +13,13 @@ import {
   payeeNameOf,
   recipientAccountOf,
 } from '../domain/payee.ts';
-import { expiryMs, type Policy, requiredApprovals, windowStart } from '../domain/policy.ts';
+import {
+  expiryMs,
+  type Policy,
+  requesterLimitStart,
+  requiredApprovals,
+  windowStart,
+} from '../domain/policy.ts';
 import { policyVersion } from '../domain/policy-version.ts';
 import type { Signer } from '../domain/signer.ts';
 import { findList, findRecord, recordIdentity } from '../payments/response-shape.ts';
@@ -124,7 +130,12 @@ export class RequestPreparation {
     const now = this.#deps.now();
     const since = payee && windowStart(policy, intent, now);
     const earlier = since ? await store.requestsToPayee(requesterId, payee.check.tag, since) : [];
-    const needed = requiredApprovals(policy, intent, { earlier, now });
+    // A requester limit counts the requester's requests to every payee, whoever is paid.
+    const limitSince = requesterLimitStart(policy, intent, now);
+    const byRequester = limitSince
+      ? await store.requestsOfRequester(requesterId, limitSince)
+      : undefined;
+    const needed = requiredApprovals(policy, intent, { earlier, now, byRequester });
     const fingerprint = signer.fingerprint(intent.operationId, intent.path, body);
     const sealed = {
       fingerprint,
@@ -150,9 +161,14 @@ export class RequestPreparation {
           ...(payee && { payee: payee.check }),
           ...(checks.length > 0 && { checks }),
           ...(needed.windowRaised && { windowRaised: needed.windowRaised }),
+          ...(needed.limitRaised && { limitRaised: needed.limitRaised }),
         },
         payee: payee && { tag: payee.check.tag, nameTag: payee.nameTag },
         window: since ? { since, counted: earlier.map((request) => request.id) } : undefined,
+        limit:
+          limitSince && byRequester
+            ? { since: limitSince, counted: byRequester.map((request) => request.id) }
+            : undefined,
       },
     };
   }

@@ -47,6 +47,11 @@ export interface PayeeHistoryPort {
     payeeTag: string,
     since: Date,
   ): Promise<Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>>;
+  /** The requester's requests since `since` to any payee, as a requester limit counts them. */
+  requestsOfRequester(
+    requesterId: string,
+    since: Date,
+  ): Promise<Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>>;
 }
 
 /** The approval workflow's store: a request from creation to its one call and its outcome. */

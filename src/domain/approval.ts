@@ -251,6 +251,19 @@ export interface WindowRaise {
   requests: number;
 }
 
+/** A requester limit a request went past (src/domain/policy.ts), which raised its approvals. */
+export interface LimitRaise {
+  /** The limit's window as written, e.g. `24h`. */
+  window: string;
+  /** This request's amount and the requester's earlier ones', in units of `currencies`. */
+  total: string;
+  currencies: string[];
+  /** What the requester may request within the window. */
+  limit: string;
+  /** How many earlier requests were counted. */
+  requests: number;
+}
+
 export interface RequestLabels {
   recipientName?: string | undefined;
   walletLabel?: string | undefined;
@@ -260,6 +273,8 @@ export interface RequestLabels {
   checks?: PreflightCheck[] | undefined;
   /** Earlier requests to the same payee raised the approvals needed (a policy window). */
   windowRaised?: WindowRaise | undefined;
+  /** The requester's requests in a limit's window went past it, which raised the approvals. */
+  limitRaised?: LimitRaise | undefined;
   /** The request it replaces, edited and resubmitted, and what changed. */
   replaces?: Replaced | undefined;
   /** The edited request that replaced it, once superseded. */

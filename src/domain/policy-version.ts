@@ -28,6 +28,8 @@ export interface CanonicalRule {
    * a policy without chains keeps the version it had before steps existed.
    */
   steps?: readonly CanonicalStep[] | undefined;
+  /** What one requester may request in a window across payees; absent: no limit. */
+  requester_limit?: { amount: string; window: string; approvals: number } | undefined;
 }
 
 export interface CanonicalStep {
@@ -68,6 +70,13 @@ function canonicalRule(rule: PolicyRule): CanonicalRule {
     min_amount: rule.minAmount === undefined ? null : (plainDecimal(rule.minAmount) ?? null),
     window: rule.window ? windowText(rule.window.ms) : null,
     approvals: rule.approvals,
+    ...(rule.requesterLimit && {
+      requester_limit: {
+        amount: plainDecimal(rule.requesterLimit.amount) ?? rule.requesterLimit.amount,
+        window: windowText(rule.requesterLimit.window.ms),
+        approvals: rule.requesterLimit.approvals,
+      },
+    }),
     ...(rule.steps && {
       steps: rule.steps.map((step) => ({
         approvers: [...new Set(step.approvers)].sort(),
@@ -101,7 +110,10 @@ function compareRules(a: CanonicalRule, b: CanonicalRule): number {
   if (windowMs(a.window) !== windowMs(b.window) || a.approvals !== b.approvals) {
     return windowMs(a.window) - windowMs(b.window) || a.approvals - b.approvals;
   }
-  const [leftSteps, rightSteps] = [canonicalJson(a.steps ?? []), canonicalJson(b.steps ?? [])];
+  const [leftSteps, rightSteps] = [
+    canonicalJson([a.steps, a.requester_limit]),
+    canonicalJson([b.steps, b.requester_limit]),
+  ];
   return leftSteps === rightSteps ? 0 : leftSteps < rightSteps ? -1 : 1;
 }
 
@@ -157,6 +169,9 @@ const canonicalSchema = z.object({
             max_amount: z.string().optional(),
           }),
         )
+        .optional(),
+      requester_limit: z
+        .object({ amount: z.string(), window: z.string(), approvals: z.int().positive() })
         .optional(),
     }),
   ),

@@ -1,6 +1,12 @@
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
-import { fieldsOf, type PaymentRequest, type WindowRaise, type WriteIntent } from './approval.ts';
+import {
+  fieldsOf,
+  type LimitRaise,
+  type PaymentRequest,
+  type WindowRaise,
+  type WriteIntent,
+} from './approval.ts';
 import {
   type ApprovalChain,
   type ApprovalStep,
@@ -63,6 +69,17 @@ export interface PolicyRule {
   approvals: number;
   /** In order; undefined: any `approvals` approvers of PAYOPS_APPROVERS. */
   steps?: readonly ApprovalStep[] | undefined;
+  /**
+   * What one requester may request within `window` across all payees (this rule's operations and
+   * currencies); past `amount`, a request needs `approvals`.
+   */
+  requesterLimit?: RequesterLimit | undefined;
+}
+
+export interface RequesterLimit {
+  amount: string;
+  window: { text: string; ms: number };
+  approvals: number;
 }
 
 export interface Policy {
@@ -215,15 +232,48 @@ const ruleSchema = z
       currency: currencies.optional(),
       min_amount: minAmount.optional(),
       window: windowSpan.optional(),
+      requester_limit: z
+        .strictObject(
+          {
+            amount: amountAt('amount'),
+            window: windowSpan,
+            approvals: wholeNumber(1, MAX_APPROVALS),
+          },
+          knownKeys(['amount', 'window', 'approvals']),
+        )
+        .optional(),
       approvals: wholeNumber(1, MAX_APPROVALS).optional(),
       steps: z
         .array(stepSchema, { error: 'must be a list of steps, each with approvers' })
         .min(1, { error: 'is empty: leave it out for approvals from PAYOPS_APPROVERS' })
         .optional(),
     },
-    knownKeys(['operations', 'currency', 'min_amount', 'window', 'approvals', 'steps']),
+    knownKeys([
+      'operations',
+      'currency',
+      'min_amount',
+      'window',
+      'approvals',
+      'steps',
+      'requester_limit',
+    ]),
   )
   .superRefine((rule, ctx) => {
+    if (rule.requester_limit !== undefined && rule.currency === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requester_limit'],
+        message: 'needs a currency: amounts in different currencies cannot be added up',
+      });
+    }
+    // A raised count replaces the chain's steps, which would lose who may approve: not allowed.
+    if (rule.requester_limit !== undefined && rule.steps !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requester_limit'],
+        message: 'cannot be on a rule with steps: put it on a rule of its own',
+      });
+    }
     if ((rule.approvals === undefined) === (rule.steps === undefined)) {
       ctx.addIssue({
         code: 'custom',
@@ -375,6 +425,7 @@ export function parsePolicy(text: string, source: string): Policy {
           window: rule.window,
           approvals: rule.approvals ?? chainApprovals(steps ?? []),
           steps,
+          requesterLimit: rule.requester_limit,
         });
       }),
     ),
@@ -388,12 +439,16 @@ export type EarlierRequest = Pick<PaymentRequest, 'operationId' | 'body' | 'crea
 export interface RecentRequests {
   earlier: readonly EarlierRequest[];
   now: Date;
+  /** The same requester's requests to any payee, since `requesterLimitStart`. */
+  byRequester?: readonly EarlierRequest[] | undefined;
 }
 
 export interface Requirement {
   /** Distinct approvers the request needs. */
   approvals: number;
   windowRaised: WindowRaise | undefined;
+  /** A requester limit the request went past, which raised the count. */
+  limitRaised?: LimitRaise | undefined;
   /** The steps of the rule that decided it, if that rule has steps (its policy version aside). */
   chain: Omit<ApprovalChain, 'policyVersion'> | undefined;
 }
@@ -434,8 +489,18 @@ function reaches(sum: string | undefined, minAmount: string): boolean {
 /** The amounts of the earlier requests that the rule's window counts. */
 function windowAmounts(rule: PolicyRule, recent: RecentRequests): string[] {
   if (rule.window === undefined) return [];
-  const from = recent.now.getTime() - rule.window.ms;
-  return recent.earlier.flatMap((earlier) => {
+  return spanAmounts(rule, rule.window.ms, recent.earlier, recent.now);
+}
+
+/** The amounts of `requests` made within `ms` before `now` that the rule covers. */
+function spanAmounts(
+  rule: PolicyRule,
+  ms: number,
+  requests: readonly EarlierRequest[],
+  now: Date,
+): string[] {
+  const from = now.getTime() - ms;
+  return requests.flatMap((earlier) => {
     const { currency, amount } = moneyOf(fieldsOf(earlier));
     const within = Date.parse(earlier.createdAt) >= from;
     return within && amount !== undefined && ruleCovers(rule, earlier.operationId, currency)
@@ -482,6 +547,26 @@ export function requiredApprovals(
     }
   }
   if (amount === undefined) return needed;
+  for (const { rule } of covering) {
+    const limit = rule.requesterLimit;
+    if (!limit || limit.approvals <= needed.approvals) continue;
+    const earlier = spanAmounts(rule, limit.window.ms, recent.byRequester ?? [], recent.now);
+    const total = sumOf([amount, ...earlier]);
+    // Up to the amount is within the limit; a sum that is not a number is over (fail closed).
+    if (total !== undefined && compareDecimal(total, limit.amount) <= 0) continue;
+    needed = {
+      approvals: limit.approvals,
+      chain: undefined,
+      windowRaised: needed.windowRaised,
+      limitRaised: {
+        window: limit.window.text,
+        total: total ?? 'not a number',
+        currencies: [...(rule.currencies ?? [])],
+        limit: limit.amount,
+        requests: earlier.length,
+      },
+    };
+  }
   for (const { rule, index } of covering) {
     if (!rule.window || !rule.minAmount || !stricter(rule, needed)) continue;
     const earlier = windowAmounts(rule, recent);
@@ -490,6 +575,7 @@ export function requiredApprovals(
     needed = {
       approvals: rule.approvals,
       chain: chainOf(rule, index),
+      limitRaised: undefined,
       windowRaised: {
         window: rule.window.text,
         total: total ?? 'not a number',
@@ -500,6 +586,25 @@ export function requiredApprovals(
     };
   }
   return needed;
+}
+
+/**
+ * Since when a requester's earlier requests to any payee may count toward a requester limit (the
+ * longest limit window of the rules that name its operation and currency), or undefined.
+ */
+export function requesterLimitStart(
+  policy: Policy,
+  intent: WriteIntent,
+  now: Date,
+): Date | undefined {
+  const { currency } = moneyOf(intent.fields);
+  const longest = Math.max(
+    0,
+    ...policy.rules
+      .filter((rule) => ruleCovers(rule, intent.operationId, currency))
+      .map((rule) => rule.requesterLimit?.window.ms ?? 0),
+  );
+  return longest > 0 ? new Date(now.getTime() - longest) : undefined;
 }
 
 /**

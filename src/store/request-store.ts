@@ -19,7 +19,7 @@ import { type FreezeState, loadWithFreeze, readFreeze, setFreeze } from './reque
 import { decisionsOf, listPending, pendingFor, requestsOf } from './requests/lists.ts';
 import { reencryptPayloads } from './requests/maintenance.ts';
 import { type FenceResult, markSending } from './requests/mark-sending.ts';
-import { payeeHistory, requestsToPayee } from './requests/payees.ts';
+import { payeeHistory, requestsOfRequester, requestsToPayee } from './requests/payees.ts';
 import { askQuestion } from './requests/questions.ts';
 import {
   listUnresolved,
@@ -80,6 +80,13 @@ export class RequestStore {
     since: Date,
   ): Promise<Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>> {
     return requestsToPayee(this.#store, { requesterId, payeeTag, since });
+  }
+
+  requestsOfRequester(
+    requesterId: string,
+    since: Date,
+  ): Promise<Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>> {
+    return requestsOfRequester(this.#store, { requesterId, since });
   }
 
   reencryptPayloads(batchSize = 500): Promise<number> {

@@ -163,3 +163,50 @@ describe('approval chains in the policy', () => {
     );
   });
 });
+
+describe('requester limits in the policy', () => {
+  const LIMIT = `
+rules:
+  - operations: [payout]
+    currency: USD
+    approvals: 1
+    requester_limit: { amount: "1000", window: 24h, approvals: 2 }
+`;
+  const now = new Date('2026-11-28T12:00:00Z');
+  const earlier = (amount: string, hoursAgo: number, currency = 'USD') => ({
+    operationId: 'createPayout' as const,
+    body: JSON.stringify({ amount, currency }),
+    createdAt: new Date(now.getTime() - hoursAgo * 3_600_000).toISOString(),
+  });
+
+  it('counts the requester’s requests to any payee within its window; past the amount, more approvals', () => {
+    const policy = parsePolicy(LIMIT, 'p');
+    const need = (byRequester: ReturnType<typeof earlier>[]) =>
+      requiredApprovals(policy, payout('400'), { earlier: [], now, byRequester });
+    expect(need([earlier('600', 1)]).approvals).toBe(1);
+    expect(need([earlier('600', 1)]).limitRaised).toBeUndefined();
+    expect(need([earlier('600', 25), earlier('700', 1, 'EUR')]).approvals).toBe(1);
+    expect(need([earlier('600.01', 1)])).toMatchObject({
+      approvals: 2,
+      limitRaised: {
+        window: '24h',
+        total: '1000.01',
+        currencies: ['USD'],
+        limit: '1000',
+        requests: 1,
+      },
+    });
+  });
+
+  it('is refused without a currency or on a rule with steps; its words and version', () => {
+    expect(problems(LIMIT.replace('    currency: USD\n', ''))).toEqual([
+      'rules[0].requester_limit: needs a currency: amounts in different currencies cannot be added up',
+    ]);
+    expect(problems(`${LIMIT}    steps:\n      - approvers: [S0A]\n`)).toContain(
+      'rules[0].requester_limit: cannot be on a rule with steps: put it on a rule of its own',
+    );
+    const version = policyVersion(parsePolicy(LIMIT, 'p'));
+    expect(policyVersion(parsePolicy(LIMIT.replace('24h', '1d'), 'p'))).toBe(version);
+    expect(policyVersion(parsePolicy(LIMIT.replace('"1000"', '"2000"'), 'p'))).not.toBe(version);
+  });
+});

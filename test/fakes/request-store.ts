@@ -121,6 +121,12 @@ export class FakeRequestStore implements RequestStorePort {
     return this.payees.earlier;
   }
 
+  async requestsOfRequester(): Promise<
+    Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>
+  > {
+    return this.payees.earlier;
+  }
+
   async approve(
     id: number,
     approverId: string,

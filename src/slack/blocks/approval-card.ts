@@ -8,6 +8,7 @@ import type {
 } from '@slack/types';
 import {
   fieldsOf,
+  type LimitRaise,
   outcomeSettled,
   type PaymentRequest,
   type PreflightCheck,
@@ -74,6 +75,7 @@ export interface CardLabels {
   payee?: PayeeCheck | undefined;
   checks?: PreflightCheck[] | undefined;
   windowRaised?: WindowRaise | undefined;
+  limitRaised?: LimitRaise | undefined;
   replaces?: Replaced | undefined;
   /** The edited request that replaced it, once superseded. */
   supersededBy?: number | undefined;
@@ -196,6 +198,7 @@ function approverWarnings(request: PaymentRequest, labels: CardLabels): SectionB
     ...(scripts ? [section(scripts)] : []),
     ...(labels.checks?.length ? [section(checksText(labels.checks))] : []),
     ...(labels.windowRaised ? [section(windowText(labels.windowRaised))] : []),
+    ...(labels.limitRaised ? [section(limitText(labels.limitRaised))] : []),
   ];
 }
 
@@ -248,6 +251,11 @@ export function checksText(checks: readonly PreflightCheck[]): string {
 }
 
 /** A policy window added earlier requests to this payee: one payment may have been split. */
+/** The requester limit a request went past, with the sums it counted. */
+export function limitText(raised: LimitRaise): string {
+  return `:warning: *Over the requester's limit:* with ${counted(raised.requests, 'earlier request')} from the same requester to any payee in the last ${inlineText(raised.window, 16)}, the total ${amountText(raised.total, raised.currencies.join('/'))} is over the limit of ${amountText(raised.limit)} one requester may request, which raised the approvals needed.`;
+}
+
 export function windowText(raised: WindowRaise): string {
   return `:warning: *Adds up:* with ${counted(raised.requests, 'earlier request')} from the same requester to this payee in the last ${inlineText(raised.window, 16)}, the total ${amountText(raised.total, raised.currencies.join('/'))} reaches ${amountText(raised.threshold)}, which raised the approvals needed.`;
 }

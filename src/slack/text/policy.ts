@@ -62,7 +62,13 @@ function capitalised(text: string): string {
 export function ruleWords(rule: CanonicalRule): string {
   const amount = rule.min_amount === null ? '' : ` ${thresholdWords(rule.min_amount)}`;
   const window = rule.window === null ? '' : `, adding up ${windowPhrase(rule.window)}`;
-  return `${capitalised(scopeWords(rule))}${amount} needs ${rule.steps ? stepsWords(rule.steps) : counted(rule.approvals, 'approval')}${window}.`;
+  const limit = rule.requester_limit ? `; ${limitWords(rule.requester_limit)}` : '';
+  return `${capitalised(scopeWords(rule))}${amount} needs ${rule.steps ? stepsWords(rule.steps) : counted(rule.approvals, 'approval')}${window}${limit}.`;
+}
+
+/** A requester limit: what one requester may request in its window, and what past it needs. */
+function limitWords(limit: NonNullable<CanonicalRule['requester_limit']>): string {
+  return `past ${limit.amount} requested by one requester within ${spanWords(limit.window)}, to any payee, ${counted(limit.approvals, 'approval')}`;
 }
 
 /** A chain's steps in order: `1 approval from S1, then 1 from S2 or U3, …`. */
@@ -107,6 +113,9 @@ function changeWords({ before, after }: PolicyDiff['changed'][number]): string {
       !before.steps &&
       !after.steps &&
       `${counted(before.approvals, 'approval')} → ${counted(after.approvals, 'approval')}`,
+    canonicalJson(before.requester_limit ?? null) !==
+      canonicalJson(after.requester_limit ?? null) &&
+      `${before.requester_limit ? limitWords(before.requester_limit) : 'no requester limit'} → ${after.requester_limit ? limitWords(after.requester_limit) : 'no requester limit'}`,
     (before.steps || after.steps) &&
       canonicalJson(before.steps ?? []) !== canonicalJson(after.steps ?? []) &&
       `${before.steps ? stepsWords(before.steps) : counted(before.approvals, 'approval')} → ${after.steps ? stepsWords(after.steps) : counted(after.approvals, 'approval')}`,

@@ -5,7 +5,7 @@ import type { WriteOperationId } from '../../domain/operations.ts';
 import type { Queryable } from '../database.ts';
 import type { AnswerTarget } from '../outbox-store.ts';
 import { INSERT_AUDIT } from './audit.ts';
-import { IN_WINDOW } from './payees.ts';
+import { IN_REQUESTER_WINDOW, IN_WINDOW } from './payees.ts';
 import { supersede } from './questions.ts';
 import {
   REQUEST_ROW_COLUMNS,
@@ -48,6 +48,12 @@ export interface NewRequest {
    * `since`): it is stored only if they are still exactly those, else `WindowChangedError`.
    */
   window?: { since: Date; counted: number[] } | undefined;
+  /**
+   * The requester's earlier requests to any payee its requester limit counted
+   * (`requestsOfRequester` since `since`): stored only if still exactly those, else
+   * `WindowChangedError`.
+   */
+  limit?: { since: Date; counted: number[] } | undefined;
   /**
    * The requester's pending request it replaces, edited and resubmitted: superseded in the same
    * transaction, or `NotSupersededError` and nothing stored.
@@ -97,11 +103,30 @@ export async function createRequest(
   store: RequestDb,
   { request }: { request: NewRequest },
 ): Promise<PaymentRequest> {
-  const { window, payee, supersedes } = request;
-  if ((window === undefined || payee === undefined) && supersedes === undefined) {
+  const { window, payee, supersedes, limit } = request;
+  if (
+    (window === undefined || payee === undefined) &&
+    supersedes === undefined &&
+    limit === undefined
+  ) {
     return insertRequest(store.db, store, request);
   }
   return store.db.transaction(async (tx) => {
+    // The requester's lock before the payee's, in every transaction: none waits on another.
+    if (limit !== undefined) {
+      await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        `payops.limit:${request.requesterId}`,
+      ]);
+      const rows = await tx.query<{ id: unknown }>(`select id from ${IN_REQUESTER_WINDOW}`, [
+        request.requesterId,
+        limit.since.toISOString(),
+      ]);
+      if (!sameIds(rows, limit.counted)) {
+        throw new WindowChangedError(
+          'the requests counted by its requester limit changed while it was prepared',
+        );
+      }
+    }
     if (window !== undefined && payee !== undefined) {
       await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [
         `payops.window:${request.requesterId}:${payee.tag}`,
@@ -111,9 +136,7 @@ export async function createRequest(
         payee.tag,
         window.since.toISOString(),
       ]);
-      const current = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
-      const counted = [...window.counted].sort((a, b) => a - b);
-      if (current.join() !== counted.join()) {
+      if (!sameIds(rows, window.counted)) {
         throw new WindowChangedError(
           'the requests counted by its policy window changed while it was prepared',
         );
@@ -130,6 +153,12 @@ export async function createRequest(
     }
     return created;
   });
+}
+
+/** Whether the rows read are exactly the requests counted, in any order. */
+function sameIds(rows: ReadonlyArray<{ id: unknown }>, counted: readonly number[]): boolean {
+  const current = rows.map((row) => Number(row.id)).sort((a, b) => a - b);
+  return current.join() === [...counted].sort((a, b) => a - b).join();
 }
 
 /** The number the next request takes: taken first, so that the request is stored sealed. */

@@ -35,6 +35,31 @@ export const IN_WINDOW = `payment_requests
   where requester_id = $1 and payee_tag = $2 and created_at >= $3
     and status in ('pending', 'executing', 'submitted', 'unknown')`;
 
+/** The requests of requester $1 since $2 that may still pay or did, to any payee. */
+export const IN_REQUESTER_WINDOW = `payment_requests
+  where requester_id = $1 and created_at >= $2
+    and status in ('pending', 'executing', 'submitted', 'unknown')`;
+
+/**
+ * The requests `requesterId` made since `since`, to any payee, that may still pay or did, bodies
+ * opened: what a requester limit counts.
+ */
+export async function requestsOfRequester(
+  { db, cipher }: RequestDb,
+  { requesterId, since }: { requesterId: string; since: Date },
+): Promise<Array<Pick<PaymentRequest, 'id' | 'operationId' | 'body' | 'createdAt'>>> {
+  const rows = await db.query<Pick<RequestRow, 'id' | 'operation_id' | 'body' | 'created_at'>>(
+    `select id, operation_id, body, created_at from ${IN_REQUESTER_WINDOW} order by created_at`,
+    [requesterId, since.toISOString()],
+  );
+  return rows.map((row) => ({
+    id: Number(row.id),
+    operationId: row.operation_id as WriteOperationId,
+    body: openBody(row.body, cipher),
+    createdAt: iso(row.created_at),
+  }));
+}
+
 /**
  * The requests `requesterId` made to the payee `payeeTag` since `since` that may still pay or
  * did (pending, being sent, submitted, outcome unknown), bodies opened: what a policy window

@@ -1,5 +1,6 @@
 import {
   bodyText,
+  type LimitRaise,
   type PreflightCheck,
   type RequestLabels,
   type UnsettledTwin,
@@ -55,7 +56,9 @@ export type Preparation =
   /** The same write is being sent, or its outcome is unknown and unsettled. */
   | { kind: 'held'; twin: UnsettledTwin }
   /** A pre-flight check failed beyond doubt, or any did under `strict`. */
-  | { kind: 'refused'; refusing: PreflightCheck[]; checks: PreflightCheck[] };
+  | { kind: 'refused'; refusing: PreflightCheck[]; checks: PreflightCheck[] }
+  /** It takes its requester past a requester limit that refuses (`refuse: true`). */
+  | { kind: 'over_limit'; limit: LimitRaise };
 
 /** Wallet names shown on cards are display only: one list serves the requests of a minute. */
 const WALLET_NAMES_FOR_MS = 60_000;
@@ -136,6 +139,7 @@ export class RequestPreparation {
       ? await store.requestsOfRequester(requesterId, limitSince)
       : undefined;
     const needed = requiredApprovals(policy, intent, { earlier, now, byRequester });
+    if (needed.limitRefused) return { kind: 'over_limit', limit: needed.limitRefused };
     const fingerprint = signer.fingerprint(intent.operationId, intent.path, body);
     const sealed = {
       fingerprint,

@@ -29,7 +29,9 @@ export interface CanonicalRule {
    */
   steps?: readonly CanonicalStep[] | undefined;
   /** What one requester may request in a window across payees; absent: no limit. */
-  requester_limit?: { amount: string; window: string; approvals: number } | undefined;
+  requester_limit?:
+    | { amount: string; window: string; approvals?: number | undefined; refuse?: true | undefined }
+    | undefined;
 }
 
 export interface CanonicalStep {
@@ -74,7 +76,9 @@ function canonicalRule(rule: PolicyRule): CanonicalRule {
       requester_limit: {
         amount: plainDecimal(rule.requesterLimit.amount) ?? rule.requesterLimit.amount,
         window: windowText(rule.requesterLimit.window.ms),
-        approvals: rule.requesterLimit.approvals,
+        ...(rule.requesterLimit.approvals === undefined
+          ? { refuse: true as const }
+          : { approvals: rule.requesterLimit.approvals }),
       },
     }),
     ...(rule.steps && {
@@ -171,7 +175,12 @@ const canonicalSchema = z.object({
         )
         .optional(),
       requester_limit: z
-        .object({ amount: z.string(), window: z.string(), approvals: z.int().positive() })
+        .object({
+          amount: z.string(),
+          window: z.string(),
+          approvals: z.int().positive().optional(),
+          refuse: z.literal(true).optional(),
+        })
         .optional(),
     }),
   ),

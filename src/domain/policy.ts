@@ -71,7 +71,7 @@ export interface PolicyRule {
   steps?: readonly ApprovalStep[] | undefined;
   /**
    * What one requester may request within `window` across all payees (this rule's operations and
-   * currencies); past `amount`, a request needs `approvals`.
+   * currencies); past `amount`, a request needs `approvals`, or is refused.
    */
   requesterLimit?: RequesterLimit | undefined;
 }
@@ -79,7 +79,8 @@ export interface PolicyRule {
 export interface RequesterLimit {
   amount: string;
   window: { text: string; ms: number };
-  approvals: number;
+  /** Past the amount: this many approvals; undefined: the request is refused (`refuse: true`). */
+  approvals: number | undefined;
 }
 
 export interface Policy {
@@ -237,10 +238,14 @@ const ruleSchema = z
           {
             amount: amountAt('amount'),
             window: windowSpan,
-            approvals: wholeNumber(1, MAX_APPROVALS),
+            approvals: wholeNumber(1, MAX_APPROVALS).optional(),
+            refuse: z.literal(true, { error: 'must be true, or left out' }).optional(),
           },
-          knownKeys(['amount', 'window', 'approvals']),
+          knownKeys(['amount', 'window', 'approvals', 'refuse']),
         )
+        .refine((limit) => (limit.approvals === undefined) !== (limit.refuse === undefined), {
+          error: 'needs what happens past the amount: approvals: N, or refuse: true (one of them)',
+        })
         .optional(),
       approvals: wholeNumber(1, MAX_APPROVALS).optional(),
       steps: z
@@ -425,7 +430,11 @@ export function parsePolicy(text: string, source: string): Policy {
           window: rule.window,
           approvals: rule.approvals ?? chainApprovals(steps ?? []),
           steps,
-          requesterLimit: rule.requester_limit,
+          requesterLimit: rule.requester_limit && {
+            amount: rule.requester_limit.amount,
+            window: rule.requester_limit.window,
+            approvals: rule.requester_limit.approvals,
+          },
         });
       }),
     ),
@@ -449,6 +458,8 @@ export interface Requirement {
   windowRaised: WindowRaise | undefined;
   /** A requester limit the request went past, which raised the count. */
   limitRaised?: LimitRaise | undefined;
+  /** A requester limit the request went past that refuses it: it must not be stored. */
+  limitRefused?: LimitRaise | undefined;
   /** The steps of the rule that decided it, if that rule has steps (its policy version aside). */
   chain: Omit<ApprovalChain, 'policyVersion'> | undefined;
 }
@@ -547,24 +558,30 @@ export function requiredApprovals(
     }
   }
   if (amount === undefined) return needed;
+  let refused: LimitRaise | undefined;
   for (const { rule } of covering) {
     const limit = rule.requesterLimit;
-    if (!limit || limit.approvals <= needed.approvals) continue;
+    if (!limit || (limit.approvals !== undefined && limit.approvals <= needed.approvals)) continue;
     const earlier = spanAmounts(rule, limit.window.ms, recent.byRequester ?? [], recent.now);
     const total = sumOf([amount, ...earlier]);
     // Up to the amount is within the limit; a sum that is not a number is over (fail closed).
     if (total !== undefined && compareDecimal(total, limit.amount) <= 0) continue;
+    const over = {
+      window: limit.window.text,
+      total: total ?? 'not a number',
+      currencies: [...(rule.currencies ?? [])],
+      limit: limit.amount,
+      requests: earlier.length,
+    };
+    if (limit.approvals === undefined) {
+      refused ??= over;
+      continue;
+    }
     needed = {
       approvals: limit.approvals,
       chain: undefined,
       windowRaised: needed.windowRaised,
-      limitRaised: {
-        window: limit.window.text,
-        total: total ?? 'not a number',
-        currencies: [...(rule.currencies ?? [])],
-        limit: limit.amount,
-        requests: earlier.length,
-      },
+      limitRaised: over,
     };
   }
   for (const { rule, index } of covering) {
@@ -585,7 +602,7 @@ export function requiredApprovals(
       },
     };
   }
-  return needed;
+  return refused ? { ...needed, limitRefused: refused } : needed;
 }
 
 /**

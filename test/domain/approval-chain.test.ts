@@ -209,4 +209,25 @@ rules:
     expect(policyVersion(parsePolicy(LIMIT.replace('24h', '1d'), 'p'))).toBe(version);
     expect(policyVersion(parsePolicy(LIMIT.replace('"1000"', '"2000"'), 'p'))).not.toBe(version);
   });
+
+  it('refuse: true refuses past the amount instead; one of approvals and refuse is required', () => {
+    const refusing = parsePolicy(LIMIT.replace('approvals: 2 }', 'refuse: true }'), 'p');
+    const need = requiredApprovals(refusing, payout('400'), {
+      earlier: [],
+      now,
+      byRequester: [earlier('700', 2)],
+    });
+    expect(need.approvals).toBe(1);
+    expect(need.limitRefused).toEqual({
+      window: '24h',
+      total: '1100',
+      currencies: ['USD'],
+      limit: '1000',
+      requests: 1,
+    });
+    expect(problems(LIMIT.replace(', approvals: 2 }', ' }'))).toEqual([
+      'rules[0].requester_limit: needs what happens past the amount: approvals: N, or refuse: true (one of them)',
+    ]);
+    expect(policyVersion(refusing)).not.toBe(policyVersion(parsePolicy(LIMIT, 'p')));
+  });
 });

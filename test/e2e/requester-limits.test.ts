@@ -17,6 +17,10 @@ const LIMIT = `rules:
     currency: USD
     approvals: 1
     requester_limit: { amount: "1000", window: 24h, approvals: 2 }
+  - operations: [payout]
+    currency: EUR
+    approvals: 1
+    requester_limit: { amount: "1000", window: 24h, refuse: true }
 `;
 
 const folder = mkdtempSync(join(tmpdir(), 'payops-limits-e2e-'));
@@ -88,5 +92,21 @@ describe("a requester's limit across payees, end to end over signed Slack reques
     expect(both.find((request) => request.id === second?.id)?.card).toContain(
       "Over the requester's limit",
     );
+  });
+
+  it('a limit that refuses: past it the request is not stored, and the requester is told the sums', async () => {
+    expect((await payout('800', '000121212121', 'U0ALICE', 'EUR')).needs).toBe(1);
+    const before = (await r.bot.store.listPending(100)).total;
+    const fields = {
+      ...PAYOUT,
+      amount: '300',
+      currency: 'EUR',
+      beneficiary_account: '000343434343',
+    };
+    const answer = await ask(r, `payout ${fieldsText(fields)}`, { userId: 'U0ALICE' });
+    expect(answer.shown).toContain(
+      'Not requested, nothing stored:* with 1 earlier request of yours to any payee in the last 24h, the total 1100 EUR would be over the limit of 1000 one requester may request, and the policy refuses past it.',
+    );
+    expect((await r.bot.store.listPending(100)).total).toBe(before);
   });
 });

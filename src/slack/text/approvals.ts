@@ -4,7 +4,7 @@ import { OPERATIONS, type WriteOperationId } from '../../domain/operations.ts';
 import type { Refusal } from '../../domain/refusals.ts';
 import { checksText, statusWords } from '../blocks/approval-card.ts';
 import { stepPeopleText } from '../blocks/approval-steps.ts';
-import { freeText, notice, type SlackMessage } from '../blocks/format.ts';
+import { counted, freeText, notice, type SlackMessage } from '../blocks/format.ts';
 import { noSuchRequestText, renderDenied, renderMissingScopes } from '../blocks/messages.ts';
 import { documentProblemText } from './documents.ts';
 import { refusingText } from './preflight.ts';
@@ -183,6 +183,11 @@ export function renderRequestResult(
       return notRequested(freeText(refusingText(result.refusing), 600), result.checks);
     case 'document_unreadable':
       return notRequested(documentProblemText(result.fileId, result.problem), []);
+    case 'over_limit':
+      return notRequested(
+        `with ${counted(result.limit.requests, 'earlier request')} of yours to any payee in the last ${result.limit.window}, the total ${result.limit.total} ${result.limit.currencies.join('/')} would be over the limit of ${result.limit.limit} one requester may request, and the policy refuses past it`,
+        [],
+      );
     case 'window_busy':
       return notRequested(
         'other requests to the same payee were being made at the same moment, so the approvals it needs could not be counted. Send it again',

@@ -68,7 +68,8 @@ export function ruleWords(rule: CanonicalRule): string {
 
 /** A requester limit: what one requester may request in its window, and what past it needs. */
 function limitWords(limit: NonNullable<CanonicalRule['requester_limit']>): string {
-  return `past ${limit.amount} requested by one requester within ${spanWords(limit.window)}, to any payee, ${counted(limit.approvals, 'approval')}`;
+  const past = limit.approvals === undefined ? 'refused' : counted(limit.approvals, 'approval');
+  return `past ${limit.amount} requested by one requester within ${spanWords(limit.window)}, to any payee, ${past}`;
 }
 
 /** A chain's steps in order: `1 approval from S1, then 1 from S2 or U3, …`. */

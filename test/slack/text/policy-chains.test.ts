@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { parsePolicy } from '../../../src/domain/policy.ts';
+import { canonicalPolicy } from '../../../src/domain/policy-version.ts';
+import { renderPolicyChange, ruleWords } from '../../../src/slack/text/policy.ts';
+
+const canonical = (text: string) => canonicalPolicy(parsePolicy(text, 'policy.yaml'));
+const rule = (text: string) => canonical(`rules: [${text}]`).rules[0] as never;
+
+describe('approval chains and requester limits in plain words', () => {
+  it('says the steps in order, with their caps, and a requester limit', () => {
+    expect(
+      ruleWords(
+        rule(
+          '{operations: [payout], currency: USD, min_amount: "10000", steps: [{approvers: [S0TREASURY], max_amount: "50000"}, {approvers: [U0CFO, S0FINLEADS]}]}',
+        ),
+      ),
+    ).toBe(
+      'A payout request in USD of 10000 or more needs 1 approval from S0TREASURY (each approving up to 50000), then 1 from S0FINLEADS or U0CFO, in that order, one person counting for one step.',
+    );
+    expect(
+      ruleWords(
+        rule(
+          '{operations: [payout], currency: USD, approvals: 1, requester_limit: {amount: "25000", window: 24h, approvals: 3}}',
+        ),
+      ),
+    ).toBe(
+      'A payout request in USD needs 1 approval; past 25000 requested by one requester within 1 day, to any payee, 3 approvals.',
+    );
+    expect(
+      ruleWords(
+        rule(
+          '{operations: [payout], currency: USD, approvals: 1, requester_limit: {amount: "25000", window: 7d, refuse: true}}',
+        ),
+      ),
+    ).toContain('past 25000 requested by one requester within 7 days, to any payee, refused.');
+  });
+
+  it('the announcement of a change shows the steps and the limit before and after', () => {
+    const before = canonical(`rules:
+  - {operations: [payout], currency: USD, min_amount: "10000", approvals: 2}
+  - {operations: [transfer], currency: EUR, approvals: 1}
+`);
+    const after = canonical(`rules:
+  - {operations: [payout], currency: USD, min_amount: "10000", steps: [{approvers: [S0TREASURY]}, {approvers: [S0FINLEADS]}]}
+  - {operations: [transfer], currency: EUR, approvals: 1, requester_limit: {amount: "1000", window: 24h, refuse: true}}
+`);
+    const shown = JSON.stringify(
+      renderPolicyChange({
+        version: 'b'.repeat(64),
+        previousVersion: 'a'.repeat(64),
+        before,
+        after,
+      }).blocks,
+    );
+    expect(shown).toContain(
+      '• *Changed:* A payout request in USD: 2 approvals → 1 approval from S0TREASURY, then 1 from S0FINLEADS, in that order, one person counting for one step.',
+    );
+    expect(shown).toContain(
+      '• *Changed:* A transfer request in EUR: no requester limit → past 1000 requested by one requester within 1 day, to any payee, refused.',
+    );
+  });
+});

@@ -42,9 +42,17 @@ export function changesFrom(old: PaymentRequest, intent: WriteIntent): Replaced 
   return { id: old.id, changes };
 }
 
-/** The old request's values as the request form takes them: body fields and the purpose. */
+/**
+ * The old request's values as the request form takes them: body fields and the purpose, but
+ * no banking number or secret, which Slack must never be sent in full: the requester types
+ * those again.
+ */
 export function formValuesOf(old: PaymentRequest): Record<string, string> {
-  return { ...fieldsOf(old), ...purposeOf(old.purpose) };
+  const fields = Object.entries(fieldsOf(old)).filter(([name]) => {
+    const kind = sensitiveKind(name);
+    return kind !== 'banking' && kind !== 'secret';
+  });
+  return { ...Object.fromEntries(fields), ...purposeOf(old.purpose) };
 }
 
 function purposeOf(purpose: string | undefined): Record<string, string> {

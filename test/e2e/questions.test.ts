@@ -139,6 +139,8 @@ describe('asking the requester, and editing and resubmitting', () => {
     const editForm = await formOpened(r, VIEW.request, aliceBefore);
     expect(editForm.shown).toContain('"initial_value":"25.50"');
     expect(editForm.shown).toContain('"initial_value":"Invoice 2291"');
+    // A banking number is never sent to Slack in full: the form asks for it again.
+    expect(editForm.shown).not.toContain(ACCOUNT);
     await r.driver.viewSubmission({
       userId: 'U0ALICE',
       view: {

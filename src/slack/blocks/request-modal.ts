@@ -149,7 +149,7 @@ export function buildRequestModal(
         ? []
         : [
             section(
-              `Submitting makes a new request that replaces #${supersedes}: a new fingerprint, approvals from zero, and its approvers shown what you changed.`,
+              `Submitting makes a new request that replaces #${supersedes}: a new fingerprint, approvals from zero, and its approvers shown what you changed. Banking numbers are not shown again: type them again.`,
             ),
           ]),
       ...spec.bodyFields.map((name) =>

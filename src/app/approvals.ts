@@ -578,8 +578,16 @@ export class ApprovalWorkflow {
     const { signer } = this.#deps;
     const sealed = (approval: PaymentRequest['approvals'][number]) =>
       approval.seal === signer.approvalSeal(request, approval.userId, approval.step);
-    const approvers = new Set(request.approvals.map((approval) => approval.userId));
-    approvers.delete(request.requesterId);
+    // Distinct people, or distinct people in each step when one person may fill several.
+    const approvers = new Set(
+      request.approvals
+        .filter((approval) => approval.userId !== request.requesterId)
+        .map((approval) =>
+          request.chain?.samePersonMayFillSteps
+            ? `${approval.userId} ${approval.step}`
+            : approval.userId,
+        ),
+    );
     if (
       signer.fingerprint(request.operationId, request.path, request.body) !== request.fingerprint ||
       !request.approvals.every(sealed) ||

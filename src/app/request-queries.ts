@@ -1,5 +1,5 @@
 import type { PaymentRequest } from '../domain/approval.ts';
-import { openStep } from '../domain/approval-chain.ts';
+import { alreadyCounted, openStep } from '../domain/approval-chain.ts';
 import { scrubDetail } from '../domain/scrub.ts';
 import type { AuditEntry, RequestStore } from '../store/request-store.ts';
 import type { DeliveryStatus, OutboxPort } from './outbox-port.ts';
@@ -140,19 +140,19 @@ export class RequestQueries {
 
   /**
    * The queue without the requests whose chain waits on a step `userId` is not among the people
-   * of (src/domain/approval-chain.ts): they could not approve it now.
+   * of, or already filled (src/domain/approval-chain.ts): they could not approve it now.
    */
   async #forOpenStep(
     queue: { requests: PaymentRequest[]; total: number },
     userId: string,
   ): Promise<{ requests: PaymentRequest[]; total: number }> {
     const member = this.#stepMember;
-    if (!member) return queue;
     const mayApprove = await Promise.all(
       queue.requests.map((request) => {
         const open = request.chain && openStep(request.chain, request.approvals);
+        if (alreadyCounted(request.chain, request.approvals, userId, open)) return false;
         const step = open === undefined ? undefined : request.chain?.steps[open];
-        return step ? member(step.approvers, userId) : true;
+        return step && member ? member(step.approvers, userId) : true;
       }),
     );
     const requests = queue.requests.filter((_, index) => mayApprove[index]);

@@ -19,11 +19,33 @@ export interface ApprovalChain {
   /** The policy version (`policyVersion`) whose rule it is. */
   policyVersion: string;
   steps: readonly ApprovalStep[];
+  /**
+   * One approver may fill more than one step (the rule's `same_person_may_fill_steps: true`),
+   * still once per step; absent: one person counts for one step of a request.
+   */
+  samePersonMayFillSteps?: true | undefined;
 }
 
 /** An approval as a chain counts it: the step it filled, if any. */
 export interface StepFilled {
   step?: number | undefined;
+}
+
+/**
+ * Whether `approverId`'s approval of `step` would count again for someone already counted: a
+ * chain that lets one person fill several steps asks only whether they filled this one.
+ */
+export function alreadyCounted(
+  chain: Pick<ApprovalChain, 'samePersonMayFillSteps'> | undefined,
+  approvals: ReadonlyArray<StepFilled & { userId: string }>,
+  approverId: string,
+  step: number | undefined,
+): boolean {
+  return approvals.some(
+    (approval) =>
+      approval.userId === approverId &&
+      (chain?.samePersonMayFillSteps !== true || approval.step === step),
+  );
 }
 
 /** The approvals a chain needs in all: the sum of its steps'. */

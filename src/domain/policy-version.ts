@@ -28,6 +28,8 @@ export interface CanonicalRule {
    * a policy without chains keeps the version it had before steps existed.
    */
   steps?: readonly CanonicalStep[] | undefined;
+  /** Only when true, so a chain without it keeps its version: one person may fill several steps. */
+  same_person_may_fill_steps?: true | undefined;
   /** What one requester may request in a window across payees; absent: no limit. */
   requester_limit?:
     | { amount: string; window: string; approvals?: number | undefined; refuse?: true | undefined }
@@ -90,6 +92,7 @@ function canonicalRule(rule: PolicyRule): CanonicalRule {
         }),
       })),
     }),
+    ...(rule.samePersonMayFillSteps && { same_person_may_fill_steps: true as const }),
   };
 }
 
@@ -115,8 +118,8 @@ function compareRules(a: CanonicalRule, b: CanonicalRule): number {
     return windowMs(a.window) - windowMs(b.window) || a.approvals - b.approvals;
   }
   const [leftSteps, rightSteps] = [
-    canonicalJson([a.steps, a.requester_limit]),
-    canonicalJson([b.steps, b.requester_limit]),
+    canonicalJson([a.steps, a.requester_limit, a.same_person_may_fill_steps]),
+    canonicalJson([b.steps, b.requester_limit, b.same_person_may_fill_steps]),
   ];
   return leftSteps === rightSteps ? 0 : leftSteps < rightSteps ? -1 : 1;
 }
@@ -174,6 +177,7 @@ const canonicalSchema = z.object({
           }),
         )
         .optional(),
+      same_person_may_fill_steps: z.literal(true).optional(),
       requester_limit: z
         .object({
           amount: z.string(),

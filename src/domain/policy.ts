@@ -10,6 +10,7 @@ import {
 import {
   type ApprovalChain,
   type ApprovalStep,
+  alreadyCounted,
   chainApprovals,
   openStep,
 } from './approval-chain.ts';
@@ -39,6 +40,7 @@ import type { Refusal } from './refusals.ts';
  *       - approvers: [S0TREASURY]          # Slack user groups (S…) and users (U…)
  *       - approvers: [S0FINLEADS, U0CFO]
  *         approvals: 1                     # optional, default 1
+ *     same_person_may_fill_steps: true     # optional: one person may fill several steps
  * ```
  *
  * A request needs the largest number among the default and every rule that matches it, so a
@@ -69,6 +71,8 @@ export interface PolicyRule {
   approvals: number;
   /** In order; undefined: any `approvals` approvers of PAYOPS_APPROVERS. */
   steps?: readonly ApprovalStep[] | undefined;
+  /** One approver may fill more than one of `steps` (once each); absent: one step each. */
+  samePersonMayFillSteps?: true | undefined;
   /**
    * What one requester may request within `window` across all payees (this rule's operations and
    * currencies); past `amount`, a request needs `approvals`, or is refused.
@@ -252,6 +256,9 @@ const ruleSchema = z
         .array(stepSchema, { error: 'must be a list of steps, each with approvers' })
         .min(1, { error: 'is empty: leave it out for approvals from PAYOPS_APPROVERS' })
         .optional(),
+      same_person_may_fill_steps: z
+        .literal(true, { error: 'must be true, or left out (one person counts for one step)' })
+        .optional(),
     },
     knownKeys([
       'operations',
@@ -260,6 +267,7 @@ const ruleSchema = z
       'window',
       'approvals',
       'steps',
+      'same_person_may_fill_steps',
       'requester_limit',
     ]),
   )
@@ -269,6 +277,13 @@ const ruleSchema = z
         code: 'custom',
         path: ['requester_limit'],
         message: 'needs a currency: amounts in different currencies cannot be added up',
+      });
+    }
+    if (rule.same_person_may_fill_steps !== undefined && rule.steps === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['same_person_may_fill_steps'],
+        message: 'needs steps: it lets one person fill more than one step of a chain',
       });
     }
     // A raised count replaces the chain's steps, which would lose who may approve: not allowed.
@@ -430,6 +445,7 @@ export function parsePolicy(text: string, source: string): Policy {
           window: rule.window,
           approvals: rule.approvals ?? chainApprovals(steps ?? []),
           steps,
+          ...(rule.same_person_may_fill_steps && { samePersonMayFillSteps: true as const }),
           requesterLimit: rule.requester_limit && {
             amount: rule.requester_limit.amount,
             window: rule.requester_limit.window,
@@ -543,7 +559,11 @@ export function requiredApprovals(
     ruleCovers(rule, intent.operationId, currency) ? [{ rule, index }] : [],
   );
   const chainOf = (rule: PolicyRule, index: number): Requirement['chain'] =>
-    rule.steps && { rule: index, steps: rule.steps };
+    rule.steps && {
+      rule: index,
+      steps: rule.steps,
+      ...(rule.samePersonMayFillSteps && { samePersonMayFillSteps: true as const }),
+    };
   let needed: Requirement = {
     approvals: policy.defaultApprovals,
     windowRaised: undefined,
@@ -722,8 +742,9 @@ function chainShortage(
       : [];
   });
   const all = available(peopleOf(steps.flatMap((step) => step.approvers)));
-  // One person counts for one step: the steps together need as many distinct people.
-  if (short.length === 0 && all.count < rule.approvals) {
+  // One person counts for one step, unless the rule says otherwise: the steps together need as
+  // many distinct people.
+  if (short.length === 0 && !rule.samePersonMayFillSteps && all.count < rule.approvals) {
     short.push(
       `its steps need ${plural(rule.approvals, 'approval')} from distinct people but have ${all.words}`,
     );
@@ -791,7 +812,7 @@ export class ApproverShortageError extends Error {
  * approver at all is checked elsewhere, against the live approver list.
  */
 export function approvalRefusal(
-  request: Pick<PaymentRequest, 'requesterId' | 'status' | 'approvals' | 'expiresAt'>,
+  request: Pick<PaymentRequest, 'requesterId' | 'status' | 'approvals' | 'expiresAt' | 'chain'>,
   approverId: string,
   now: Date,
 ): Refusal | undefined {
@@ -800,7 +821,9 @@ export function approvalRefusal(
   const expiresAt = Date.parse(request.expiresAt);
   if (!(now.getTime() < expiresAt)) return { code: 'expired' };
   if (request.requesterId === approverId) return { code: 'own_request' };
-  if (request.approvals.some((approval) => approval.userId === approverId)) {
+  const { chain, approvals } = request;
+  // Once per request, or once per step when the chain lets one person fill several.
+  if (alreadyCounted(chain, approvals, approverId, chain && openStep(chain, approvals))) {
     return { code: 'already_approved' };
   }
   return undefined;
@@ -847,6 +870,7 @@ export function stepFor(
       step: open + 1,
       steps: chain.steps.length,
       approvers: [...waiting.approvers],
+      ...(chain.samePersonMayFillSteps && { samePersonMayFillSteps: true as const }),
     },
   };
 }

@@ -11,8 +11,17 @@ export type Refusal =
   | { code: 'expired' }
   | { code: 'own_request' }
   | { code: 'already_approved' }
-  /** Steps fill in order (src/domain/approval-chain.ts): `step` of `steps` waits, for `approvers`. */
-  | { code: 'not_in_open_step'; step: number; steps: number; approvers: string[] }
+  /**
+   * Steps fill in order (src/domain/approval-chain.ts): `step` of `steps` waits, for `approvers`;
+   * `samePersonMayFillSteps` when one person may fill more than one step.
+   */
+  | {
+      code: 'not_in_open_step';
+      step: number;
+      steps: number;
+      approvers: string[];
+      samePersonMayFillSteps?: true | undefined;
+    }
   /** The open step's people may approve up to `limit` (its `max_amount`); the request asks more. */
   | { code: 'over_approval_limit'; step: number; limit: string; amount: string; currency: string }
   // Where the click came from, and what it showed.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { WriteIntent } from '../../src/domain/approval.ts';
 import { openStep } from '../../src/domain/approval-chain.ts';
 import {
+  approvalRefusal,
   approverShortage,
   PolicyError,
   parsePolicy,
@@ -161,6 +162,63 @@ describe('approval chains in the policy', () => {
     expect(approverShortage(policy, both)?.message).toBe(
       "the policy's rules[0]: its steps need 2 approvals from distinct people but have 1 person",
     );
+  });
+
+  it('same_person_may_fill_steps: one person may fill several steps, once each, never as requester', () => {
+    const text = `${CHAIN}    same_person_may_fill_steps: true\n`;
+    const policy = parsePolicy(text, 'p');
+    const chain = requiredApprovals(policy, payout('10000')).chain;
+    expect(chain?.samePersonMayFillSteps).toBe(true);
+    const request = (approvals: Array<{ userId: string; step: number }>) => ({
+      requesterId: 'U0REQ',
+      status: 'pending' as const,
+      expiresAt: '2999-01-01T00:00:00Z',
+      approvals: approvals.map((approval) => ({ ...approval, at: '' })),
+      chain: { ...(chain as NonNullable<typeof chain>), policyVersion: 'v' },
+    });
+    const now = new Date('2026-01-01T00:00:00Z');
+    // Filled step 1: may fill step 2; without the key, already approved.
+    expect(approvalRefusal(request([{ userId: 'U1', step: 0 }]), 'U1', now)).toBeUndefined();
+    const strict = { ...request([{ userId: 'U1', step: 0 }]), chain: { ...request([]).chain } };
+    delete strict.chain.samePersonMayFillSteps;
+    expect(approvalRefusal(strict, 'U1', now)).toEqual({ code: 'already_approved' });
+    expect(approvalRefusal(request([]), 'U0REQ', now)).toEqual({ code: 'own_request' });
+    // A step of two approvals takes one person once.
+    const twice = parsePolicy(
+      text.replace('[S0TREASURY]', '[S0TREASURY]\n        approvals: 2'),
+      'p',
+    );
+    const twoStep = requiredApprovals(twice, payout('10000')).chain;
+    expect(
+      approvalRefusal(
+        {
+          ...request([{ userId: 'U1', step: 0 }]),
+          chain: { ...(twoStep as NonNullable<typeof twoStep>), policyVersion: 'v' },
+        },
+        'U1',
+        now,
+      ),
+    ).toEqual({ code: 'already_approved' });
+    // Start-up: one person in both groups is enough.
+    const oneInBoth = {
+      approvers: 5,
+      approverMayRequest: false,
+      unlisted: [],
+      stepGroups: new Map([
+        ['S0TREASURY', ['U1']],
+        ['S0FINLEADS', ['U1']],
+      ]),
+      requesters: new Set(['U9']),
+    };
+    expect(approverShortage(policy, oneInBoth)).toBeUndefined();
+    // The key is in the version only when present; only with steps.
+    expect(policyVersion(policy)).not.toBe(policyVersion(parsePolicy(CHAIN, 'p')));
+    expect(problems('rules:\n  - approvals: 2\n    same_person_may_fill_steps: true\n')).toEqual([
+      'rules[0].same_person_may_fill_steps: needs steps: it lets one person fill more than one step of a chain',
+    ]);
+    expect(problems(`${CHAIN}    same_person_may_fill_steps: false\n`)).toEqual([
+      'rules[0].same_person_may_fill_steps: must be true, or left out (one person counts for one step)',
+    ]);
   });
 });
 

@@ -71,6 +71,28 @@ async function told(r: Rehearsal, sent: { responseUrlId?: string | undefined }):
 const payoutsSent = (r: Rehearsal) =>
   r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
 
+/** The approval card as posted at `ts`. */
+const postedCard = (r: Rehearsal, ts: string) =>
+  JSON.stringify(
+    r.slack
+      .callsTo('chat.postMessage')
+      .find((call) => (call.response as { ts?: string } | undefined)?.ts === ts)?.args,
+  );
+
+/** The last approval needed: the card shows request `id` submitted; it is read back. */
+async function completingClick(r: Rehearsal, userId: string, ts: string, id: number) {
+  const last = await click(r, userId, ts);
+  expect(last.status).toBe(200);
+  await r.slack.waitForCall(
+    'chat.update',
+    (call) => call.args.ts === ts && /submitted/.test(String(call.args.text)),
+    { timeoutMs: 8_000 },
+  );
+  const done = await r.bot.store.get(id);
+  expect(done?.status).toBe('submitted');
+  return { done, steps: done?.approvals.map(({ userId, step }) => ({ userId, step })) };
+}
+
 describe('an approval chain by group, end to end over signed Slack requests', () => {
   let r: Rehearsal;
   const policyText = CHAIN;
@@ -105,11 +127,7 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
       ['S0TREASURY'],
       ['S0FINLEADS'],
     ]);
-    const card = JSON.stringify(
-      r.slack
-        .callsTo('chat.postMessage')
-        .find((call) => (call.response as { ts?: string } | undefined)?.ts === ts)?.args,
-    );
+    const card = postedCard(r, ts);
     expect(card).toContain('Step 1: 1 from <!subteam^S0TREASURY>');
     expect(card).toContain('Step 2: 1 from <!subteam^S0FINLEADS>');
 
@@ -132,18 +150,9 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
     );
     expect(payoutsSent(r).length).toBe(before);
 
-    const last = await click(r, 'U0ERIN', ts);
-    expect(last.status).toBe(200);
-    await r.slack.waitForCall(
-      'chat.update',
-      (call) => call.args.ts === ts && /submitted/.test(String(call.args.text)),
-      { timeoutMs: 8_000 },
-    );
+    const { done, steps } = await completingClick(r, 'U0ERIN', ts, id);
     expect(payoutsSent(r).length - before).toBe(1);
-
-    const done = await r.bot.store.get(id);
-    expect(done?.status).toBe('submitted');
-    expect(done?.approvals.map(({ userId, step }) => ({ userId, step }))).toEqual([
+    expect(steps).toEqual([
       { userId: 'U0CAROL', step: 0 },
       { userId: 'U0ERIN', step: 1 },
     ]);
@@ -192,11 +201,7 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
   it("an approver's cap: treasury may approve up to 50000, so its approval of more is refused with the reason", async () => {
     const before = payoutsSent(r).length;
     const { id, ts } = await requested('60000.00');
-    const card = JSON.stringify(
-      r.slack
-        .callsTo('chat.postMessage')
-        .find((call) => (call.response as { ts?: string } | undefined)?.ts === ts)?.args,
-    );
+    const card = postedCard(r, ts);
     expect(card).toContain('Step 1: 1 from <!subteam^S0TREASURY> (0 of 1, each up to 50000)');
     const refused = await click(r, 'U0BOB', ts);
     expect(await told(r, refused)).toBe(
@@ -214,6 +219,50 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
       ) ?? [];
     expect(await queued('U0BOB')).toContain(id);
     expect(await queued('U0ERIN')).not.toContain(id);
+  });
+});
+
+describe('a chain whose rule lets one person fill more than one step', () => {
+  let r: Rehearsal;
+
+  beforeAll(async () => {
+    r = await startRehearsal({
+      env: {
+        PAYOPS_POLICY_FILE: policyFile(
+          'same-person.yaml',
+          `${CHAIN}    same_person_may_fill_steps: true\n`,
+        ),
+        PAYOPS_APPROVERS: 'S0APPROVERS,U0ERIN',
+      },
+      slack: { rateLimits: 'off', userGroups: GROUPS },
+    });
+  });
+  afterAll(() => r.close());
+
+  it('carol, in both groups, fills both steps, once each, and exactly one call is made', async () => {
+    const before = payoutsSent(r).length;
+    const answer = await ask(r, `payout ${fieldsText(BIG)}`, { userId: 'U0ALICE' });
+    const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
+    const ts = await approvalMessageTs(r, id, APPROVALS);
+    expect((await r.bot.store.get(id))?.chain?.samePersonMayFillSteps).toBe(true);
+    expect(postedCard(r, ts)).toContain('one person may fill more than one');
+
+    const first = await click(r, 'U0CAROL', ts);
+    expect(first.status).toBe(200);
+    await told(r, first);
+    expect(payoutsSent(r).length).toBe(before);
+    // Bob is treasury only: the second step still waits for finance leads.
+    const wrongGroup = await click(r, 'U0BOB', ts);
+    expect(await told(r, wrongGroup)).toBe(
+      'This request waits for step 2 of 2, which only <!subteam^S0FINLEADS> may approve: your approval was not counted. Its steps are approved in order, each by its own people, and one person counts at most once in each step.',
+    );
+
+    const { steps } = await completingClick(r, 'U0CAROL', ts, id);
+    expect(payoutsSent(r).length - before).toBe(1);
+    expect(steps).toEqual([
+      { userId: 'U0CAROL', step: 0 },
+      { userId: 'U0CAROL', step: 1 },
+    ]);
   });
 });
 

@@ -30,5 +30,6 @@ export function stepsText(request: PaymentRequest): string | undefined {
     return `${mark} Step ${index + 1}: ${step.approvals} from ${stepPeopleText(step.approvers)} (${counts[index] ?? 0} of ${step.approvals}${cap})${filled}`;
   });
   const rule = `rules[${chain.rule}] of policy version ${chain.policyVersion.slice(0, 12)}`;
-  return [`*Approval steps, in order* (${rule}):`, ...lines].join('\n');
+  const samePerson = chain.samePersonMayFillSteps ? ', one person may fill more than one' : '';
+  return [`*Approval steps, in order* (${rule}${samePerson}):`, ...lines].join('\n');
 }

@@ -63,7 +63,7 @@ export function ruleWords(rule: CanonicalRule): string {
   const amount = rule.min_amount === null ? '' : ` ${thresholdWords(rule.min_amount)}`;
   const window = rule.window === null ? '' : `, adding up ${windowPhrase(rule.window)}`;
   const limit = rule.requester_limit ? `; ${limitWords(rule.requester_limit)}` : '';
-  return `${capitalised(scopeWords(rule))}${amount} needs ${rule.steps ? stepsWords(rule.steps) : counted(rule.approvals, 'approval')}${window}${limit}.`;
+  return `${capitalised(scopeWords(rule))}${amount} needs ${chainWords(rule)}${window}${limit}.`;
 }
 
 /** A requester limit: what one requester may request in its window, and what past it needs. */
@@ -72,13 +72,23 @@ function limitWords(limit: NonNullable<CanonicalRule['requester_limit']>): strin
   return `past ${limit.amount} requested by one requester within ${spanWords(limit.window)}, to any payee, ${past}`;
 }
 
+/** What a rule needs: its count, or its chain's steps. */
+function chainWords(rule: CanonicalRule): string {
+  return rule.steps
+    ? stepsWords(rule.steps, rule.same_person_may_fill_steps)
+    : counted(rule.approvals, 'approval');
+}
+
 /** A chain's steps in order: `1 approval from S1, then 1 from S2 or U3, …`. */
-function stepsWords(steps: readonly CanonicalStep[]): string {
+function stepsWords(steps: readonly CanonicalStep[], samePerson: true | undefined): string {
   const each = steps.map(
     (step, index) =>
       `${index === 0 ? counted(step.approvals, 'approval') : step.approvals} from ${step.approvers.join(' or ')}${step.max_amount === undefined ? '' : ` (each approving up to ${step.max_amount})`}`,
   );
-  return `${each.join(', then ')}, in that order, one person counting for one step`;
+  const once = samePerson
+    ? 'one person counting at most once in each step and possibly in several'
+    : 'one person counting for one step';
+  return `${each.join(', then ')}, in that order, ${once}`;
 }
 
 function defaultWords(approvals: number): string {
@@ -118,8 +128,9 @@ function changeWords({ before, after }: PolicyDiff['changed'][number]): string {
       canonicalJson(after.requester_limit ?? null) &&
       `${before.requester_limit ? limitWords(before.requester_limit) : 'no requester limit'} → ${after.requester_limit ? limitWords(after.requester_limit) : 'no requester limit'}`,
     (before.steps || after.steps) &&
-      canonicalJson(before.steps ?? []) !== canonicalJson(after.steps ?? []) &&
-      `${before.steps ? stepsWords(before.steps) : counted(before.approvals, 'approval')} → ${after.steps ? stepsWords(after.steps) : counted(after.approvals, 'approval')}`,
+      canonicalJson([before.steps ?? [], before.same_person_may_fill_steps]) !==
+        canonicalJson([after.steps ?? [], after.same_person_may_fill_steps]) &&
+      `${chainWords(before)} → ${chainWords(after)}`,
   ].filter((part): part is string => typeof part === 'string');
   return `${capitalised(scopeWords(before))}: ${parts.join('; ')}.`;
 }

@@ -31,7 +31,9 @@ export async function listPending(
 
 /**
  * Requests `approverId` may approve at `now` by the rules on the request (pending, not
- * expired, not theirs, not already approved by them), oldest first, with how many there are.
+ * expired, not theirs, not already approved by them), oldest first, with how many there are. A
+ * chain that lets one person fill several steps is listed whatever they approved: whether they
+ * filled its open step is for the caller (`alreadyCounted`).
  */
 export async function pendingFor(
   { db, cipher }: RequestDb,
@@ -40,7 +42,8 @@ export async function pendingFor(
   const rows = await db.query<RequestRow & { total: unknown }>(
     `select ${REQUEST_COLUMNS}, count(*) over () as total from payment_requests r
       where r.status = 'pending' and r.expires_at > $2 and r.requester_id <> $1
-        and not exists (select 1 from approvals a where a.request_id = r.id and a.approver_id = $1)
+        and (r.approval_chain @> '{"samePersonMayFillSteps": true}'
+             or not exists (select 1 from approvals a where a.request_id = r.id and a.approver_id = $1))
       order by r.id limit $3`,
     [approverId, now.toISOString(), limit],
   );

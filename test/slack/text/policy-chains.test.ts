@@ -59,4 +59,23 @@ describe('approval chains and requester limits in plain words', () => {
       '• *Changed:* A transfer request in EUR: no requester limit → past 1000 requested by one requester within 1 day, to any payee, refused.',
     );
   });
+
+  it('says when one person may fill several steps, and announces that change', () => {
+    const steps =
+      '{operations: [payout], currency: USD, steps: [{approvers: [S0A]}, {approvers: [S0B]}]';
+    const words =
+      'A payout request in USD needs 1 approval from S0A, then 1 from S0B, in that order, one person counting at most once in each step and possibly in several.';
+    expect(ruleWords(rule(`${steps}, same_person_may_fill_steps: true}`))).toBe(words);
+    const shown = JSON.stringify(
+      renderPolicyChange({
+        version: 'b'.repeat(64),
+        previousVersion: 'a'.repeat(64),
+        before: canonical(`rules: [${steps}}]`),
+        after: canonical(`rules: [${steps}, same_person_may_fill_steps: true}]`),
+      }).blocks,
+    );
+    expect(shown).toContain(
+      `• *Changed:* A payout request in USD: 1 approval from S0A, then 1 from S0B, in that order, one person counting for one step → ${words.slice('A payout request in USD needs '.length, -1)}.`,
+    );
+  });
 });

@@ -8,7 +8,14 @@ import {
 } from '../domain/approval.ts';
 import type { DocumentProblem, SupportingDocument } from '../domain/document.ts';
 import type { Scope } from '../domain/operations.ts';
-import { approvalRefusal, type Policy, stepFor } from '../domain/policy.ts';
+import {
+  type ApproverCap,
+  approvalRefusal,
+  approverCapRefusal,
+  approverCaps,
+  type Policy,
+  stepFor,
+} from '../domain/policy.ts';
 import type { Refusal } from '../domain/refusals.ts';
 import { changesFrom } from '../domain/resubmit.ts';
 import type { RoleMembers } from '../domain/roles.ts';
@@ -266,7 +273,11 @@ export class ApprovalWorkflow {
   async approve(id: number, approverId: string, origin: ClickOrigin): Promise<ApproveResult> {
     const decision = await this.canApprove(approverId);
     if (!decision.allowed) return { kind: 'not_allowed', decision };
-    const memberOf = await this.#stepsJoined(id, approverId);
+    const stored = await this.#deps.store.get(id);
+    const [memberOf, caps] = await Promise.all([
+      this.#stepsJoined(stored, approverId),
+      this.#capsOf(stored, approverId),
+    ]);
     // The write's deadline counts from before the claim, so it is sent within the lease or not.
     const claimStartedAt = performance.now();
     const result = await whenCardRecorded(() =>
@@ -278,6 +289,9 @@ export class ApprovalWorkflow {
           return (
             this.#clickRefusal(request, origin, compareShown) ??
             approvalRefusal(request, approverId, this.#now()) ??
+            (caps === undefined
+              ? { code: 'approvers_unconfirmed' }
+              : approverCapRefusal(caps, fieldsOf(request))) ??
             (compareShown ? cardShownRefusal(request, origin) : undefined)
           );
         },
@@ -721,16 +735,38 @@ export class ApprovalWorkflow {
    * now (undefined where it could not tell); none without a chain. The chain is sealed with the
    * request, so what is read here is what its approval is counted against.
    */
-  async #stepsJoined(id: number, approverId: string): Promise<Array<boolean | undefined>> {
-    const chain = (await this.#deps.store.get(id))?.chain;
+  async #stepsJoined(
+    request: PaymentRequest | undefined,
+    approverId: string,
+  ): Promise<Array<boolean | undefined>> {
+    const chain = request?.chain;
     const decisions = await Promise.all(
       (chain?.steps ?? []).map((step) =>
         this.#deps.access.check(stepRole(step.approvers), approverId, { fresh: true }),
       ),
     );
-    return decisions.map((decision) =>
-      decision.allowed ? true : decision.reason === 'directory_unavailable' ? undefined : false,
+    return decisions.map(joined);
+  }
+
+  /**
+   * The caps of the policy in force (`approver_limits`) that name `approverId` or a group they
+   * are in, asked of Slack now, for the request as stored (its operation and amount are sealed);
+   * undefined when Slack could not tell.
+   */
+  async #capsOf(
+    request: PaymentRequest | undefined,
+    approverId: string,
+  ): Promise<ApproverCap[] | undefined> {
+    if (!request) return [];
+    const caps = approverCaps(this.#deps.policy, request.operationId, fieldsOf(request));
+    const named = await Promise.all(
+      caps.map((cap) =>
+        this.#deps.access.check(stepRole([cap.approver]), approverId, { fresh: true }),
+      ),
     );
+    const member = named.map(joined);
+    if (member.includes(undefined)) return undefined;
+    return caps.filter((_, index) => member[index]);
   }
 
   /**
@@ -784,6 +820,11 @@ async function whenCardRecorded<T extends { kind: string; request?: PaymentReque
     if (!cardUnrecorded || Date.now() >= deadline) return result;
     await sleep(CARD_RECORDED_POLL_MS);
   }
+}
+
+/** Whether Slack says the person is among a role's members: undefined when it could not tell. */
+function joined(decision: AccessDecision): boolean | undefined {
+  return decision.allowed ? true : decision.reason === 'directory_unavailable' ? undefined : false;
 }
 
 /** An Approve clicked on a card that showed another version of the request counts for nothing. */

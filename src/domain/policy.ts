@@ -41,6 +41,10 @@ import type { Refusal } from './refusals.ts';
  *       - approvers: [S0FINLEADS, U0CFO]
  *         approvals: 1                     # optional, default 1
  *     same_person_may_fill_steps: true     # optional: one person may fill several steps
+ *   - operations: [payout]      # caps per person (a user U…, or each member of a group S…)
+ *     currency: USD
+ *     approvals: 1
+ *     approver_limits: { U0BOB: "5000", S0TREASURY: "20000" }
  * ```
  *
  * A request needs the largest number among the default and every rule that matches it, so a
@@ -73,6 +77,11 @@ export interface PolicyRule {
   steps?: readonly ApprovalStep[] | undefined;
   /** One approver may fill more than one of `steps` (once each); absent: one step each. */
   samePersonMayFillSteps?: true | undefined;
+  /**
+   * The most each named user, or each member of a named group, may approve of a request this
+   * rule matches (in its currencies); a person's cap is the smallest that names them.
+   */
+  approverLimits?: Readonly<Record<string, string>> | undefined;
   /**
    * What one requester may request within `window` across all payees (this rule's operations and
    * currencies); past `amount`, a request needs `approvals`, or is refused.
@@ -259,6 +268,15 @@ const ruleSchema = z
       same_person_may_fill_steps: z
         .literal(true, { error: 'must be true, or left out (one person counts for one step)' })
         .optional(),
+      approver_limits: z
+        .record(stepApprover, amountAt('approver_limits'), {
+          error:
+            'must be a mapping of Slack ids to amounts, like { U0BOB: "5000", S0TREASURY: "20000" }',
+        })
+        .refine((limits) => Object.keys(limits).length > 0, {
+          error: 'is empty: leave it out for no cap',
+        })
+        .optional(),
     },
     knownKeys([
       'operations',
@@ -268,6 +286,7 @@ const ruleSchema = z
       'approvals',
       'steps',
       'same_person_may_fill_steps',
+      'approver_limits',
       'requester_limit',
     ]),
   )
@@ -277,6 +296,13 @@ const ruleSchema = z
         code: 'custom',
         path: ['requester_limit'],
         message: 'needs a currency: amounts in different currencies cannot be added up',
+      });
+    }
+    if (rule.approver_limits !== undefined && rule.currency === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['approver_limits'],
+        message: 'needs a currency: amounts in different currencies cannot be compared',
       });
     }
     if (rule.same_person_may_fill_steps !== undefined && rule.steps === undefined) {
@@ -446,6 +472,7 @@ export function parsePolicy(text: string, source: string): Policy {
           approvals: rule.approvals ?? chainApprovals(steps ?? []),
           steps,
           ...(rule.same_person_may_fill_steps && { samePersonMayFillSteps: true as const }),
+          ...(rule.approver_limits && { approverLimits: Object.freeze(rule.approver_limits) }),
           requesterLimit: rule.requester_limit && {
             amount: rule.requester_limit.amount,
             window: rule.requester_limit.window,
@@ -623,6 +650,62 @@ export function requiredApprovals(
     };
   }
   return refused ? { ...needed, limitRefused: refused } : needed;
+}
+
+/** A cap of one user, or of each member of one group, on what they may approve. */
+export interface ApproverCap {
+  /** The user (`U…`) or group (`S…`) the policy names. */
+  approver: string;
+  limit: string;
+}
+
+/**
+ * The caps the policy's matching rules put on approvers of a request with `fields` (each rule
+ * that names its operation and currency and whose `min_amount` its amount reaches).
+ */
+export function approverCaps(
+  policy: Policy,
+  operationId: WriteOperationId,
+  fields: Readonly<Record<string, string>>,
+): ApproverCap[] {
+  const { currency, amount } = moneyOf(fields);
+  return policy.rules.flatMap((rule) => {
+    if (!rule.approverLimits || !ruleCovers(rule, operationId, currency)) return [];
+    const applies =
+      rule.minAmount === undefined ||
+      (amount !== undefined && reaches(sumOf([amount]), rule.minAmount));
+    return applies
+      ? Object.entries(rule.approverLimits).map(([approver, limit]) => ({ approver, limit }))
+      : [];
+  });
+}
+
+/**
+ * Why an approver whose caps are `caps` (those naming them) may not approve a request with
+ * `fields`, or undefined: the smallest cap is below its amount (an amount that is not a decimal
+ * is over any cap: fail closed).
+ */
+export function approverCapRefusal(
+  caps: readonly ApproverCap[],
+  fields: Readonly<Record<string, string>>,
+): Refusal | undefined {
+  const smallest = caps.reduce<ApproverCap | undefined>(
+    (low, cap) => (low === undefined || compareDecimal(cap.limit, low.limit) < 0 ? cap : low),
+    undefined,
+  );
+  if (smallest === undefined) return undefined;
+  const { amount, currency } = moneyOf(fields);
+  const within =
+    amount !== undefined && isDecimalString(amount) && compareDecimal(amount, smallest.limit) <= 0;
+  return within
+    ? undefined
+    : {
+        code: 'over_approval_limit',
+        approver: smallest.approver,
+        limit: smallest.limit,
+        amount: amount ?? '',
+        currency: currency ?? '',
+      };
 }
 
 /**

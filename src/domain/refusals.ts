@@ -22,8 +22,18 @@ export type Refusal =
       approvers: string[];
       samePersonMayFillSteps?: true | undefined;
     }
-  /** The open step's people may approve up to `limit` (its `max_amount`); the request asks more. */
-  | { code: 'over_approval_limit'; step: number; limit: string; amount: string; currency: string }
+  /**
+   * The approver may approve up to `limit` and the request asks more: the open `step`'s cap (its
+   * `max_amount`), or the approver's own (`approver_limits`, naming `approver`: them or a group).
+   */
+  | {
+      code: 'over_approval_limit';
+      step?: number | undefined;
+      approver?: string | undefined;
+      limit: string;
+      amount: string;
+      currency: string;
+    }
   // Where the click came from, and what it showed.
   | { code: 'not_its_card'; id: number }
   | { code: 'card_differs'; id: number }

@@ -3,6 +3,8 @@ import type { WriteIntent } from '../../src/domain/approval.ts';
 import { openStep } from '../../src/domain/approval-chain.ts';
 import {
   approvalRefusal,
+  approverCapRefusal,
+  approverCaps,
   approverShortage,
   PolicyError,
   parsePolicy,
@@ -219,6 +221,63 @@ describe('approval chains in the policy', () => {
     expect(problems(`${CHAIN}    same_person_may_fill_steps: false\n`)).toEqual([
       'rules[0].same_person_may_fill_steps: must be true, or left out (one person counts for one step)',
     ]);
+  });
+});
+
+describe("approvers' own caps in the policy (approver_limits)", () => {
+  const CAPS = `rules:
+  - operations: [payout]
+    currency: USD
+    approvals: 1
+    approver_limits: { U0BOB: "5000", S0TREASURY: "20000.00" }
+`;
+
+  it('names the caps of the rules a request matches; the smallest naming the approver applies', () => {
+    const policy = parsePolicy(CAPS, 'p');
+    const fields = (amount: string, currency = 'USD') => ({ amount, currency, wallet_id: 'w' });
+    const caps = approverCaps(policy, 'createPayout', fields('6000'));
+    expect(caps).toEqual([
+      { approver: 'U0BOB', limit: '5000' },
+      { approver: 'S0TREASURY', limit: '20000.00' },
+    ]);
+    expect(approverCaps(policy, 'createPayout', fields('6000', 'EUR'))).toEqual([]);
+    expect(approverCaps(policy, 'createTransfer', fields('6000'))).toEqual([]);
+    // Bob is named and in treasury: his own 5000 applies.
+    expect(approverCapRefusal(caps, fields('6000'))).toEqual({
+      code: 'over_approval_limit',
+      approver: 'U0BOB',
+      limit: '5000',
+      amount: '6000',
+      currency: 'USD',
+    });
+    expect(approverCapRefusal(caps, fields('5000.00'))).toBeUndefined();
+    // Carol is in treasury only.
+    const carol = caps.filter((cap) => cap.approver === 'S0TREASURY');
+    expect(approverCapRefusal(carol, fields('20000'))).toBeUndefined();
+    expect(approverCapRefusal(carol, fields('1e9'))).toMatchObject({ limit: '20000.00' });
+    expect(approverCapRefusal([], fields('1000000'))).toBeUndefined();
+  });
+
+  it('needs a currency, Slack ids and quoted amounts; in the version only when present', () => {
+    expect(problems(CAPS.replace('    currency: USD\n', ''))).toEqual([
+      'rules[0].approver_limits: needs a currency: amounts in different currencies cannot be compared',
+    ]);
+    expect(problems(CAPS.replace('"5000"', '5000'))[0]).toMatch(
+      /^rules\[0\]\.approver_limits\.U0BOB: must be quoted/,
+    );
+    expect(problems(CAPS.replace('U0BOB', 'bob'))[0]).toMatch(/^rules\[0\]\.approver_limits/);
+    expect(problems(CAPS.replace(/\{.*\}/, '{}'))).toEqual([
+      'rules[0].approver_limits: is empty: leave it out for no cap',
+    ]);
+    const without = CAPS.replace(/ {4}approver_limits.*\n/, '');
+    expect(policyVersion(parsePolicy(without, 'p'))).toBe(
+      policyVersion(
+        parsePolicy('rules: [{operations: [payout], currency: USD, approvals: 1}]', 'p'),
+      ),
+    );
+    const version = policyVersion(parsePolicy(CAPS, 'p'));
+    expect(version).not.toBe(policyVersion(parsePolicy(without, 'p')));
+    expect(policyVersion(parsePolicy(CAPS.replace('20000.00', '20000'), 'p'))).toBe(version);
   });
 });
 

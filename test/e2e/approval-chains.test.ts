@@ -71,6 +71,21 @@ async function told(r: Rehearsal, sent: { responseUrlId?: string | undefined }):
 const payoutsSent = (r: Rehearsal) =>
   r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
 
+/** A payout of `amount` by `requesterId`, and its approval message. */
+async function payoutRequested(r: Rehearsal, amount: string, requesterId: string) {
+  const answer = await ask(r, `payout ${fieldsText({ ...BIG, amount })}`, { userId: requesterId });
+  const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
+  const ts = await approvalMessageTs(r, id, APPROVALS);
+  return { id, ts };
+}
+
+/** A rehearsal under the policy `text` (written to file `name`), with the groups above. */
+const startUnder = (name: string, text: string) =>
+  startRehearsal({
+    env: { PAYOPS_POLICY_FILE: policyFile(name, text), PAYOPS_APPROVERS: 'S0APPROVERS,U0ERIN' },
+    slack: { rateLimits: 'off', userGroups: GROUPS },
+  });
+
 /** The approval card as posted at `ts`. */
 const postedCard = (r: Rehearsal, ts: string) =>
   JSON.stringify(
@@ -98,25 +113,13 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
   const policyText = CHAIN;
 
   beforeAll(async () => {
-    r = await startRehearsal({
-      env: {
-        PAYOPS_POLICY_FILE: policyFile('chain.yaml', policyText),
-        PAYOPS_APPROVERS: 'S0APPROVERS,U0ERIN',
-      },
-      slack: { rateLimits: 'off', userGroups: GROUPS },
-    });
+    r = await startUnder('chain.yaml', policyText);
   });
   afterAll(() => r.close());
 
   /** A payout of `amount` (each test its own, so none waits on another's as its twin). */
-  async function requested(amount: string, requesterId = 'U0ALICE') {
-    const answer = await ask(r, `payout ${fieldsText({ ...BIG, amount })}`, {
-      userId: requesterId,
-    });
-    const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
-    const ts = await approvalMessageTs(r, id, APPROVALS);
-    return { id, ts };
-  }
+  const requested = (amount: string, requesterId = 'U0ALICE') =>
+    payoutRequested(r, amount, requesterId);
 
   it('treasury then finance leads: wrong group and wrong order refused with the step waiting, one person one step, one call after the last step', async () => {
     const before = payoutsSent(r).length;
@@ -226,24 +229,13 @@ describe('a chain whose rule lets one person fill more than one step', () => {
   let r: Rehearsal;
 
   beforeAll(async () => {
-    r = await startRehearsal({
-      env: {
-        PAYOPS_POLICY_FILE: policyFile(
-          'same-person.yaml',
-          `${CHAIN}    same_person_may_fill_steps: true\n`,
-        ),
-        PAYOPS_APPROVERS: 'S0APPROVERS,U0ERIN',
-      },
-      slack: { rateLimits: 'off', userGroups: GROUPS },
-    });
+    r = await startUnder('same-person.yaml', `${CHAIN}    same_person_may_fill_steps: true\n`);
   });
   afterAll(() => r.close());
 
   it('carol, in both groups, fills both steps, once each, and exactly one call is made', async () => {
     const before = payoutsSent(r).length;
-    const answer = await ask(r, `payout ${fieldsText(BIG)}`, { userId: 'U0ALICE' });
-    const id = Number(/Request #(\d+)/.exec(String(answer.body.text))?.[1]);
-    const ts = await approvalMessageTs(r, id, APPROVALS);
+    const { id, ts } = await payoutRequested(r, BIG.amount as string, 'U0ALICE');
     expect((await r.bot.store.get(id))?.chain?.samePersonMayFillSteps).toBe(true);
     expect(postedCard(r, ts)).toContain('one person may fill more than one');
 
@@ -263,6 +255,48 @@ describe('a chain whose rule lets one person fill more than one step', () => {
       { userId: 'U0CAROL', step: 0 },
       { userId: 'U0CAROL', step: 1 },
     ]);
+  });
+});
+
+describe("an approver's own cap (approver_limits), by user and by group", () => {
+  let r: Rehearsal;
+
+  beforeAll(async () => {
+    r = await startUnder(
+      'caps.yaml',
+      `rules:
+  - operations: [payout]
+    currency: USDC
+    approvals: 1
+    approver_limits: { U0BOB: "5000", S0TREASURY: "20000" }
+`,
+    );
+  });
+  afterAll(() => r.close());
+
+  it("bob's cap (5000, below treasury's 20000) refuses his approval of 6000 with the reason; carol's group cap lets her", async () => {
+    const before = payoutsSent(r).length;
+    const { id, ts } = await payoutRequested(r, '6000.00', 'U0DAVE');
+
+    const refused = await click(r, 'U0BOB', ts);
+    expect(await told(r, refused)).toBe(
+      "You may approve up to 5000 USDC (the policy's cap for <@U0BOB>), and this request is for 6000.00 USDC: your approval was not counted. An approver whose cap covers it must approve it.",
+    );
+    expect((await r.bot.store.get(id))?.approvals).toEqual([]);
+    expect(payoutsSent(r).length).toBe(before);
+
+    const { steps } = await completingClick(r, 'U0CAROL', ts, id);
+    expect(steps).toEqual([{ userId: 'U0CAROL', step: undefined }]);
+    expect(payoutsSent(r).length - before).toBe(1);
+  });
+
+  it("a group's cap: carol, in treasury, may not approve 25000", async () => {
+    const { id, ts } = await payoutRequested(r, '25000.00', 'U0DAVE');
+    const refused = await click(r, 'U0CAROL', ts);
+    expect(await told(r, refused)).toContain(
+      "You may approve up to 20000 USDC (the policy's cap for <!subteam^S0TREASURY>), and this request is for 25000.00 USDC",
+    );
+    expect((await r.bot.store.get(id))?.approvals).toEqual([]);
   });
 });
 

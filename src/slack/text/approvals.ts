@@ -51,6 +51,9 @@ export function refusalText(refusal: Refusal, command: string): string {
     case 'already_approved':
       return "You have already approved this request; one person's approval counts once.";
     case 'over_approval_limit':
+      if (refusal.step === undefined) {
+        return `You may approve up to ${refusal.limit} ${refusal.currency} (the policy's cap for ${stepPeopleText([refusal.approver ?? ''])}), and this request is for ${refusal.amount || 'an amount that is not a number'} ${refusal.currency}: your approval was not counted. An approver whose cap covers it must approve it.`;
+      }
       return `Step ${refusal.step}'s approvers may approve up to ${refusal.limit} ${refusal.currency} each, and this request is for ${refusal.amount || 'an amount that is not a number'} ${refusal.currency}: your approval was not counted. A larger amount needs a policy rule naming who may approve it.`;
     case 'not_in_open_step':
       return `This request waits for step ${refusal.step} of ${refusal.steps}, which only ${stepPeopleText(refusal.approvers)} may approve: your approval was not counted. Its steps are approved in order, each by its own people, and one person counts ${refusal.samePersonMayFillSteps ? 'at most once in each step' : 'for one step'}.`;

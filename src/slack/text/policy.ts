@@ -63,7 +63,16 @@ export function ruleWords(rule: CanonicalRule): string {
   const amount = rule.min_amount === null ? '' : ` ${thresholdWords(rule.min_amount)}`;
   const window = rule.window === null ? '' : `, adding up ${windowPhrase(rule.window)}`;
   const limit = rule.requester_limit ? `; ${limitWords(rule.requester_limit)}` : '';
-  return `${capitalised(scopeWords(rule))}${amount} needs ${chainWords(rule)}${window}${limit}.`;
+  const caps = rule.approver_limits ? `; ${capsWords(rule.approver_limits)}` : '';
+  return `${capitalised(scopeWords(rule))}${amount} needs ${chainWords(rule)}${window}${limit}${caps}.`;
+}
+
+/** Each approver's cap: `U0BOB may approve up to 5000, each member of S0T up to 20000`. */
+function capsWords(caps: Readonly<Record<string, string>>): string {
+  const each = Object.entries(caps)
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([who, limit]) => `${who.startsWith('S') ? `each member of ${who}` : who} up to ${limit}`);
+  return `approving at most (the smallest cap of a person applies): ${each.join(', ')}`;
 }
 
 /** A requester limit: what one requester may request in its window, and what past it needs. */
@@ -127,6 +136,9 @@ function changeWords({ before, after }: PolicyDiff['changed'][number]): string {
     canonicalJson(before.requester_limit ?? null) !==
       canonicalJson(after.requester_limit ?? null) &&
       `${before.requester_limit ? limitWords(before.requester_limit) : 'no requester limit'} → ${after.requester_limit ? limitWords(after.requester_limit) : 'no requester limit'}`,
+    canonicalJson(before.approver_limits ?? null) !==
+      canonicalJson(after.approver_limits ?? null) &&
+      `${before.approver_limits ? capsWords(before.approver_limits) : 'no approver caps'} → ${after.approver_limits ? capsWords(after.approver_limits) : 'no approver caps'}`,
     (before.steps || after.steps) &&
       canonicalJson([before.steps ?? [], before.same_person_may_fill_steps]) !==
         canonicalJson([after.steps ?? [], after.same_person_may_fill_steps]) &&

@@ -60,6 +60,23 @@ describe('approval chains and requester limits in plain words', () => {
     );
   });
 
+  it("says each approver's cap, and announces a change of caps", () => {
+    const base = '{operations: [payout], currency: USD, approvals: 1';
+    const caps = `${base}, approver_limits: {U0BOB: "5000", S0TREASURY: "20000.00"}}`;
+    const words =
+      'approving at most (the smallest cap of a person applies): each member of S0TREASURY up to 20000, U0BOB up to 5000';
+    expect(ruleWords(rule(caps))).toBe(`A payout request in USD needs 1 approval; ${words}.`);
+    const shown = JSON.stringify(
+      renderPolicyChange({
+        version: 'b'.repeat(64),
+        previousVersion: 'a'.repeat(64),
+        before: canonical(`rules: [${base}}]`),
+        after: canonical(`rules: [${caps}]`),
+      }).blocks,
+    );
+    expect(shown).toContain(`• *Changed:* A payout request in USD: no approver caps → ${words}.`);
+  });
+
   it('says when one person may fill several steps, and announces that change', () => {
     const steps =
       '{operations: [payout], currency: USD, steps: [{approvers: [S0A]}, {approvers: [S0B]}]';

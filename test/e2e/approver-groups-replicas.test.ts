@@ -42,10 +42,17 @@ describe.skipIf(!onPostgres)('an approver group’s change seen by two payops pr
 
     const before = reads();
     const event = slack.changeGroupMembers('S0APPROVERS', ['U0ALICE', 'U0BOB', 'U0ERIN']);
-    // One event, landing on both replicas (a retry sent to the other one, behind a balancer).
+    // Both learn of it at once, each from its own event (the members' change to A, the group's
+    // update to B): the same event signed twice in one second would be one request to the
+    // replicas' shared replay record, refused the second time.
     await Promise.all([
       toA.event({ event, eventId: 'EvGROUP' }),
-      toB.event({ event, eventId: 'EvGROUP' }),
+      toB.event({
+        event: {
+          type: 'subteam_updated',
+          subteam: { id: 'S0APPROVERS', name: 'PayOps approvers' },
+        },
+      }),
     ]);
     const text =
       '<@U0ERIN> was added to approvers group <!subteam^S0APPROVERS>; <@U0CAROL> was removed.';

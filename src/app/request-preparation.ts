@@ -17,6 +17,7 @@ import {
 import {
   expiryMs,
   type Policy,
+  type Requirement,
   requesterLimitStart,
   requiredApprovals,
   windowStart,
@@ -58,7 +59,9 @@ export type Preparation =
   /** A pre-flight check failed beyond doubt, or any did under `strict`. */
   | { kind: 'refused'; refusing: PreflightCheck[]; checks: PreflightCheck[] }
   /** It takes its requester past a requester limit that refuses (`refuse: true`). */
-  | { kind: 'over_limit'; limit: LimitRaise };
+  | { kind: 'over_limit'; limit: LimitRaise }
+  /** Its amount is over a step's cap, and its rule refuses past it (`over_cap`). */
+  | { kind: 'over_step_cap'; cap: NonNullable<Requirement['stepRefused']> };
 
 /** Wallet names shown on cards are display only: one list serves the requests of a minute. */
 const WALLET_NAMES_FOR_MS = 60_000;
@@ -140,6 +143,7 @@ export class RequestPreparation {
       : undefined;
     const needed = requiredApprovals(policy, intent, { earlier, now, byRequester });
     if (needed.limitRefused) return { kind: 'over_limit', limit: needed.limitRefused };
+    if (needed.stepRefused) return { kind: 'over_step_cap', cap: needed.stepRefused };
     const fingerprint = signer.fingerprint(intent.operationId, intent.path, body);
     const sealed = {
       fingerprint,

@@ -1,3 +1,5 @@
+import { compareDecimal, isDecimalString } from './decimal.ts';
+
 /**
  * An approval chain: the steps a policy rule names (`steps:`), in order, each filled by
  * approvals from its own people (Slack user groups `S…` and users `U…`). Stored with the request
@@ -46,6 +48,39 @@ export function alreadyCounted(
       approval.userId === approverId &&
       (chain?.samePersonMayFillSteps !== true || approval.step === step),
   );
+}
+
+/** A request over a step's `max_amount`: passed to the next step (`next_step`), or refused. */
+export type OverCap = 'next_step' | 'refuse';
+
+/** The step (1 is the first) whose cap a request is over, refusing it. */
+export interface StepCapRefusal {
+  step: number;
+  limit: string;
+  amount: string;
+}
+
+/**
+ * The steps a request of `amount` keeps: those whose cap it is within, the others passed over
+ * (`next_step`); or the step that refuses it (`refuse`, or no step left). An amount that is not
+ * a decimal is over every cap: fail closed.
+ */
+export function stepsWithin(
+  steps: readonly ApprovalStep[],
+  overCap: OverCap,
+  amount: string,
+): { steps: ApprovalStep[] } | { refused: StepCapRefusal } {
+  const over = (step: ApprovalStep) =>
+    step.maxAmount !== undefined &&
+    (!isDecimalString(amount) || compareDecimal(amount, step.maxAmount) > 0);
+  const first = steps.findIndex(over);
+  const kept = steps.filter((step) => !over(step));
+  if (first === -1) return { steps: [...steps] };
+  if (overCap === 'next_step' && kept.length > 0) return { steps: kept };
+  const at = overCap === 'refuse' ? first : steps.findLastIndex(over);
+  return {
+    refused: { step: at + 1, limit: (steps[at] as ApprovalStep).maxAmount as string, amount },
+  };
 }
 
 /** The approvals a chain needs in all: the sum of its steps'. */

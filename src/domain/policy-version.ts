@@ -30,6 +30,8 @@ export interface CanonicalRule {
   steps?: readonly CanonicalStep[] | undefined;
   /** Only when true, so a chain without it keeps its version: one person may fill several steps. */
   same_person_may_fill_steps?: true | undefined;
+  /** Only when `next_step`: `refuse`, the default, is left out so existing versions hold. */
+  over_cap?: 'next_step' | undefined;
   /** Each named user's or group's cap, the shortest plain decimal; absent: no caps. */
   approver_limits?: Readonly<Record<string, string>> | undefined;
   /** What one requester may request in a window across payees; absent: no limit. */
@@ -95,6 +97,7 @@ function canonicalRule(rule: PolicyRule): CanonicalRule {
       })),
     }),
     ...(rule.samePersonMayFillSteps && { same_person_may_fill_steps: true as const }),
+    ...(rule.overCap === 'next_step' && { over_cap: 'next_step' as const }),
     ...(rule.approverLimits && {
       approver_limits: Object.fromEntries(
         Object.entries(rule.approverLimits).map(([who, limit]) => [
@@ -128,8 +131,20 @@ function compareRules(a: CanonicalRule, b: CanonicalRule): number {
     return windowMs(a.window) - windowMs(b.window) || a.approvals - b.approvals;
   }
   const [leftSteps, rightSteps] = [
-    canonicalJson([a.steps, a.requester_limit, a.same_person_may_fill_steps, a.approver_limits]),
-    canonicalJson([b.steps, b.requester_limit, b.same_person_may_fill_steps, b.approver_limits]),
+    canonicalJson([
+      a.steps,
+      a.requester_limit,
+      a.same_person_may_fill_steps,
+      a.approver_limits,
+      a.over_cap,
+    ]),
+    canonicalJson([
+      b.steps,
+      b.requester_limit,
+      b.same_person_may_fill_steps,
+      b.approver_limits,
+      b.over_cap,
+    ]),
   ];
   return leftSteps === rightSteps ? 0 : leftSteps < rightSteps ? -1 : 1;
 }
@@ -188,6 +203,7 @@ const canonicalSchema = z.object({
         )
         .optional(),
       same_person_may_fill_steps: z.literal(true).optional(),
+      over_cap: z.literal('next_step').optional(),
       approver_limits: z.record(z.string(), z.string()).optional(),
       requester_limit: z
         .object({

@@ -12,7 +12,10 @@ import {
   type ApprovalStep,
   alreadyCounted,
   chainApprovals,
+  type OverCap,
   openStep,
+  type StepCapRefusal,
+  stepsWithin,
 } from './approval-chain.ts';
 import { closest } from './commands.ts';
 import { addDecimal, compareDecimal, isDecimalString } from './decimal.ts';
@@ -41,6 +44,7 @@ import type { Refusal } from './refusals.ts';
  *       - approvers: [S0FINLEADS, U0CFO]
  *         approvals: 1                     # optional, default 1
  *     same_person_may_fill_steps: true     # optional: one person may fill several steps
+ *     over_cap: next_step       # optional: past a step's max_amount, its next step (default refuse)
  *   - operations: [payout]      # caps per person (a user U…, or each member of a group S…)
  *     currency: USD
  *     approvals: 1
@@ -77,6 +81,8 @@ export interface PolicyRule {
   steps?: readonly ApprovalStep[] | undefined;
   /** One approver may fill more than one of `steps` (once each); absent: one step each. */
   samePersonMayFillSteps?: true | undefined;
+  /** A request over a step's `max_amount`: that step passed over, or refused (undefined). */
+  overCap?: OverCap | undefined;
   /**
    * The most each named user, or each member of a named group, may approve of a request this
    * rule matches (in its currencies); a person's cap is the smallest that names them.
@@ -268,6 +274,9 @@ const ruleSchema = z
       same_person_may_fill_steps: z
         .literal(true, { error: 'must be true, or left out (one person counts for one step)' })
         .optional(),
+      over_cap: z
+        .enum(['next_step', 'refuse'], { error: 'must be next_step or refuse' })
+        .optional(),
       approver_limits: z
         .record(stepApprover, amountAt('approver_limits'), {
           error:
@@ -286,6 +295,7 @@ const ruleSchema = z
       'approvals',
       'steps',
       'same_person_may_fill_steps',
+      'over_cap',
       'approver_limits',
       'requester_limit',
     ]),
@@ -303,6 +313,13 @@ const ruleSchema = z
         code: 'custom',
         path: ['approver_limits'],
         message: 'needs a currency: amounts in different currencies cannot be compared',
+      });
+    }
+    if (rule.over_cap !== undefined && !rule.steps?.some((step) => step.max_amount)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['over_cap'],
+        message: "needs a step with max_amount: it says what happens past a step's cap",
       });
     }
     if (rule.same_person_may_fill_steps !== undefined && rule.steps === undefined) {
@@ -473,6 +490,7 @@ export function parsePolicy(text: string, source: string): Policy {
           steps,
           ...(rule.same_person_may_fill_steps && { samePersonMayFillSteps: true as const }),
           ...(rule.approver_limits && { approverLimits: Object.freeze(rule.approver_limits) }),
+          ...(rule.over_cap === 'next_step' && { overCap: 'next_step' as const }),
           requesterLimit: rule.requester_limit && {
             amount: rule.requester_limit.amount,
             window: rule.requester_limit.window,
@@ -503,6 +521,8 @@ export interface Requirement {
   limitRaised?: LimitRaise | undefined;
   /** A requester limit the request went past that refuses it: it must not be stored. */
   limitRefused?: LimitRaise | undefined;
+  /** The step of the deciding rule's chain whose cap refuses the request: not stored either. */
+  stepRefused?: (StepCapRefusal & { rule: number; currency: string }) | undefined;
   /** The steps of the rule that decided it, if that rule has steps (its policy version aside). */
   chain: Omit<ApprovalChain, 'policyVersion'> | undefined;
 }
@@ -649,7 +669,38 @@ export function requiredApprovals(
       },
     };
   }
-  return refused ? { ...needed, limitRefused: refused } : needed;
+  const capped = withinCaps(policy, needed, amount, currency);
+  return refused ? { ...capped, limitRefused: refused } : capped;
+}
+
+/**
+ * The requirement with its chain cut to the steps whose `max_amount` the amount is within (the
+ * rule's `over_cap: next_step`), or refused by a step. A cut chain needs its steps' total, and
+ * is refused too below `default_approvals`: a cap never lowers the floor.
+ */
+function withinCaps(
+  policy: Policy,
+  needed: Requirement,
+  amount: string,
+  currency: string | undefined,
+): Requirement {
+  const { chain } = needed;
+  if (!chain) return needed;
+  const overCap = policy.rules[chain.rule]?.overCap ?? 'refuse';
+  const kept = stepsWithin(chain.steps, overCap, amount);
+  const refuse = (refused: StepCapRefusal) => ({
+    ...needed,
+    stepRefused: { ...refused, rule: chain.rule, currency: currency ?? '' },
+  });
+  if ('refused' in kept) return refuse(kept.refused);
+  const approvals = chainApprovals(kept.steps);
+  if (approvals === needed.approvals) return needed;
+  if (approvals < policy.defaultApprovals) {
+    const last = chain.steps.findLastIndex((step) => !kept.steps.includes(step));
+    const step = chain.steps[last] as ApprovalStep;
+    return refuse({ step: last + 1, limit: step.maxAmount as string, amount });
+  }
+  return { ...needed, approvals, chain: { ...chain, steps: kept.steps } };
 }
 
 /** A cap of one user, or of each member of one group, on what they may approve. */

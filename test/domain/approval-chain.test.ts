@@ -224,6 +224,56 @@ describe('approval chains in the policy', () => {
   });
 });
 
+describe("past a step's cap: over_cap", () => {
+  it("refuse (the default): a request over a step's cap is refused at creation, naming the step and its cap", () => {
+    const policy = parsePolicy(CHAIN, 'p');
+    expect(requiredApprovals(policy, payout('60000')).stepRefused).toEqual({
+      rule: 0,
+      step: 1,
+      limit: '50000',
+      amount: '60000',
+      currency: 'USD',
+    });
+    expect(requiredApprovals(policy, payout('50000')).stepRefused).toBeUndefined();
+    expect(requiredApprovals(policy, payout('not a number')).stepRefused).toMatchObject({
+      step: 1,
+    });
+  });
+
+  it('next_step: the step is passed over and the chain keeps the rest; no step left refuses', () => {
+    const text = `${CHAIN}    over_cap: next_step\n`;
+    const need = requiredApprovals(parsePolicy(text, 'p'), payout('60000'));
+    expect(need.stepRefused).toBeUndefined();
+    expect(need.approvals).toBe(1);
+    expect(need.chain?.steps).toEqual([{ approvers: ['S0FINLEADS', 'U0CFO'], approvals: 1 }]);
+    const bothCapped = parsePolicy(
+      text.replace('[S0FINLEADS, U0CFO]', '[S0FINLEADS, U0CFO]\n        max_amount: "55000"'),
+      'p',
+    );
+    expect(requiredApprovals(bothCapped, payout('60000')).stepRefused).toMatchObject({
+      step: 2,
+      limit: '55000',
+    });
+    // A cut chain never needs fewer than default_approvals.
+    const floor = parsePolicy(`default_approvals: 2\n${text}`, 'p');
+    expect(requiredApprovals(floor, payout('60000')).stepRefused).toMatchObject({ step: 1 });
+  });
+
+  it('needs a capped step; in the version only as next_step', () => {
+    expect(
+      problems(`${CHAIN.replace('        max_amount: "50000"\n', '')}    over_cap: next_step\n`),
+    ).toEqual([
+      "rules[0].over_cap: needs a step with max_amount: it says what happens past a step's cap",
+    ]);
+    expect(problems(`${CHAIN}    over_cap: skip\n`)).toEqual([
+      'rules[0].over_cap: must be next_step or refuse',
+    ]);
+    const version = policyVersion(parsePolicy(CHAIN, 'p'));
+    expect(policyVersion(parsePolicy(`${CHAIN}    over_cap: refuse\n`, 'p'))).toBe(version);
+    expect(policyVersion(parsePolicy(`${CHAIN}    over_cap: next_step\n`, 'p'))).not.toBe(version);
+  });
+});
+
 describe("approvers' own caps in the policy (approver_limits)", () => {
   const CAPS = `rules:
   - operations: [payout]

@@ -137,7 +137,7 @@ rules:
       'rules[0].currency: `US$` is not a currency code: write one code of 3 to 6 letters, like USD, or a list, like [USD, USDC]',
       'rules[0].min_amount: must be a plain decimal in quotes, like "10000" or "2500.50" (no commas, sign or exponent)',
       'rules[0].approvals: must be a whole number from 1 to 5',
-      'rules[0]: unknown key note; the known keys are operations, currency, min_amount, window, approvals, steps, same_person_may_fill_steps, approver_limits, requester_limit',
+      'rules[0]: unknown key note; the known keys are operations, currency, min_amount, window, approvals, steps, same_person_may_fill_steps, over_cap, approver_limits, requester_limit',
       'rules[1].operations: is empty: leave it out to mean every write',
       'rules[1].approvals: must be a whole number from 1 to 5',
       'unknown key colour; the known keys are default_approvals, expiry_hours, rules',

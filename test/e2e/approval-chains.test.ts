@@ -86,6 +86,16 @@ const startUnder = (name: string, text: string) =>
     slack: { rateLimits: 'off', userGroups: GROUPS },
   });
 
+/** Runs `test` on a rehearsal of its own under the policy `text`, closed after it. */
+async function underPolicy(name: string, text: string, test: (r: Rehearsal) => Promise<void>) {
+  const r = await startUnder(name, text);
+  try {
+    await test(r);
+  } finally {
+    await r.close();
+  }
+}
+
 /** The approval card as posted at `ts`. */
 const postedCard = (r: Rehearsal, ts: string) =>
   JSON.stringify(
@@ -131,7 +141,7 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
       ['S0FINLEADS'],
     ]);
     const card = postedCard(r, ts);
-    expect(card).toContain('Step 1: 1 from <!subteam^S0TREASURY>');
+    expect(card).toContain('Step 1: 1 from <!subteam^S0TREASURY> (0 of 1, each up to 50000)');
     expect(card).toContain('Step 2: 1 from <!subteam^S0FINLEADS>');
 
     // Erin leads finance: her step is the second, and the first is waiting.
@@ -201,17 +211,15 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
     expect(payoutsSent(r).length).toBe(before);
   });
 
-  it("an approver's cap: treasury may approve up to 50000, so its approval of more is refused with the reason", async () => {
-    const before = payoutsSent(r).length;
-    const { id, ts } = await requested('60000.00');
-    const card = postedCard(r, ts);
-    expect(card).toContain('Step 1: 1 from <!subteam^S0TREASURY> (0 of 1, each up to 50000)');
-    const refused = await click(r, 'U0BOB', ts);
-    expect(await told(r, refused)).toBe(
-      "Step 1's approvers may approve up to 50000 USDC each, and this request is for 60000.00 USDC: your approval was not counted. A larger amount needs a policy rule naming who may approve it.",
+  it("past a step's cap (treasury's 50000), a request is refused with the reason when the rule says nothing (over_cap: refuse)", async () => {
+    const before = (await r.bot.store.listPending(100)).total;
+    const answer = await ask(r, `payout ${fieldsText({ ...BIG, amount: '60000.00' })}`, {
+      userId: 'U0ALICE',
+    });
+    expect(answer.shown).toContain(
+      "Not requested, nothing stored:* its amount, 60000.00 USDC, is over the 50000 USDC that step 1 of the policy's rules[0] may approve, and the policy refuses past it.",
     );
-    expect((await r.bot.store.get(id))?.approvals).toEqual([]);
-    expect(payoutsSent(r).length).toBe(before);
+    expect((await r.bot.store.listPending(100)).total).toBe(before);
   });
 
   it('the Home lists a request only for the people of its open step', async () => {
@@ -226,36 +234,52 @@ describe('an approval chain by group, end to end over signed Slack requests', ()
 });
 
 describe('a chain whose rule lets one person fill more than one step', () => {
-  let r: Rehearsal;
+  it('carol, in both groups, fills both steps, once each, and exactly one call is made', () =>
+    underPolicy('same-person.yaml', `${CHAIN}    same_person_may_fill_steps: true\n`, async (r) => {
+      const before = payoutsSent(r).length;
+      const { id, ts } = await payoutRequested(r, BIG.amount as string, 'U0ALICE');
+      expect((await r.bot.store.get(id))?.chain?.samePersonMayFillSteps).toBe(true);
+      expect(postedCard(r, ts)).toContain('one person may fill more than one');
 
-  beforeAll(async () => {
-    r = await startUnder('same-person.yaml', `${CHAIN}    same_person_may_fill_steps: true\n`);
-  });
-  afterAll(() => r.close());
+      const first = await click(r, 'U0CAROL', ts);
+      expect(first.status).toBe(200);
+      await told(r, first);
+      expect(payoutsSent(r).length).toBe(before);
+      // Bob is treasury only: the second step still waits for finance leads.
+      const wrongGroup = await click(r, 'U0BOB', ts);
+      expect(await told(r, wrongGroup)).toBe(
+        'This request waits for step 2 of 2, which only <!subteam^S0FINLEADS> may approve: your approval was not counted. Its steps are approved in order, each by its own people, and one person counts at most once in each step.',
+      );
 
-  it('carol, in both groups, fills both steps, once each, and exactly one call is made', async () => {
-    const before = payoutsSent(r).length;
-    const { id, ts } = await payoutRequested(r, BIG.amount as string, 'U0ALICE');
-    expect((await r.bot.store.get(id))?.chain?.samePersonMayFillSteps).toBe(true);
-    expect(postedCard(r, ts)).toContain('one person may fill more than one');
+      const { steps } = await completingClick(r, 'U0CAROL', ts, id);
+      expect(payoutsSent(r).length - before).toBe(1);
+      expect(steps).toEqual([
+        { userId: 'U0CAROL', step: 0 },
+        { userId: 'U0CAROL', step: 1 },
+      ]);
+    }));
+});
 
-    const first = await click(r, 'U0CAROL', ts);
-    expect(first.status).toBe(200);
-    await told(r, first);
-    expect(payoutsSent(r).length).toBe(before);
-    // Bob is treasury only: the second step still waits for finance leads.
-    const wrongGroup = await click(r, 'U0BOB', ts);
-    expect(await told(r, wrongGroup)).toBe(
-      'This request waits for step 2 of 2, which only <!subteam^S0FINLEADS> may approve: your approval was not counted. Its steps are approved in order, each by its own people, and one person counts at most once in each step.',
-    );
-
-    const { steps } = await completingClick(r, 'U0CAROL', ts, id);
-    expect(payoutsSent(r).length - before).toBe(1);
-    expect(steps).toEqual([
-      { userId: 'U0CAROL', step: 0 },
-      { userId: 'U0CAROL', step: 1 },
-    ]);
-  });
+describe('a chain whose rule says over_cap: next_step', () => {
+  it("a payout over the first step's cap (60000 over 50000) needs only the second step: one approval, one call", () =>
+    underPolicy('next-step.yaml', `${CHAIN}    over_cap: next_step\n`, async (r) => {
+      const before = payoutsSent(r).length;
+      const { id, ts } = await payoutRequested(r, '60000.00', 'U0ALICE');
+      const stored = await r.bot.store.get(id);
+      expect(stored?.requiredApprovals).toBe(1);
+      expect(stored?.chain?.steps.map((step) => step.approvers)).toEqual([['S0FINLEADS']]);
+      // Treasury's step is passed over: bob fills nothing.
+      const bob = await click(r, 'U0BOB', ts);
+      expect(await told(r, bob)).toContain(
+        'waits for step 1 of 1, which only <!subteam^S0FINLEADS> may approve',
+      );
+      const { steps } = await completingClick(r, 'U0ERIN', ts, id);
+      expect(steps).toEqual([{ userId: 'U0ERIN', step: 0 }]);
+      expect(payoutsSent(r).length - before).toBe(1);
+      // Within the cap, both steps as before.
+      const within = await payoutRequested(r, '10003.00', 'U0ALICE');
+      expect((await r.bot.store.get(within.id))?.requiredApprovals).toBe(2);
+    }));
 });
 
 describe("an approver's own cap (approver_limits), by user and by group", () => {

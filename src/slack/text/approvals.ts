@@ -191,6 +191,11 @@ export function renderRequestResult(
         `with ${counted(result.limit.requests, 'earlier request')} of yours to any payee in the last ${result.limit.window}, the total ${result.limit.total} ${result.limit.currencies.join('/')} would be over the limit of ${result.limit.limit} one requester may request, and the policy refuses past it`,
         [],
       );
+    case 'over_step_cap':
+      return notRequested(
+        `its amount, ${result.cap.amount || 'not a number'} ${result.cap.currency}, is over the ${result.cap.limit} ${result.cap.currency} that step ${result.cap.step} of the policy's rules[${result.cap.rule}] may approve, and the policy refuses past it`,
+        [],
+      );
     case 'window_busy':
       return notRequested(
         'other requests to the same payee were being made at the same moment, so the approvals it needs could not be counted. Send it again',

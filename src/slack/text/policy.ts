@@ -84,12 +84,16 @@ function limitWords(limit: NonNullable<CanonicalRule['requester_limit']>): strin
 /** What a rule needs: its count, or its chain's steps. */
 function chainWords(rule: CanonicalRule): string {
   return rule.steps
-    ? stepsWords(rule.steps, rule.same_person_may_fill_steps)
+    ? stepsWords(rule.steps, rule.same_person_may_fill_steps, rule.over_cap)
     : counted(rule.approvals, 'approval');
 }
 
 /** A chain's steps in order: `1 approval from S1, then 1 from S2 or U3, …`. */
-function stepsWords(steps: readonly CanonicalStep[], samePerson: true | undefined): string {
+function stepsWords(
+  steps: readonly CanonicalStep[],
+  samePerson: true | undefined,
+  overCap: 'next_step' | undefined,
+): string {
   const each = steps.map(
     (step, index) =>
       `${index === 0 ? counted(step.approvals, 'approval') : step.approvals} from ${step.approvers.join(' or ')}${step.max_amount === undefined ? '' : ` (each approving up to ${step.max_amount})`}`,
@@ -97,7 +101,13 @@ function stepsWords(steps: readonly CanonicalStep[], samePerson: true | undefine
   const once = samePerson
     ? 'one person counting at most once in each step and possibly in several'
     : 'one person counting for one step';
-  return `${each.join(', then ')}, in that order, ${once}`;
+  const capped = steps.some((step) => step.max_amount !== undefined);
+  const past = !capped
+    ? ''
+    : overCap === 'next_step'
+      ? "; a request over a step's cap skips that step (refused when no step is left)"
+      : "; a request over a step's cap is refused";
+  return `${each.join(', then ')}, in that order, ${once}${past}`;
 }
 
 function defaultWords(approvals: number): string {
@@ -140,8 +150,8 @@ function changeWords({ before, after }: PolicyDiff['changed'][number]): string {
       canonicalJson(after.approver_limits ?? null) &&
       `${before.approver_limits ? capsWords(before.approver_limits) : 'no approver caps'} → ${after.approver_limits ? capsWords(after.approver_limits) : 'no approver caps'}`,
     (before.steps || after.steps) &&
-      canonicalJson([before.steps ?? [], before.same_person_may_fill_steps]) !==
-        canonicalJson([after.steps ?? [], after.same_person_may_fill_steps]) &&
+      canonicalJson([before.steps ?? [], before.same_person_may_fill_steps, before.over_cap]) !==
+        canonicalJson([after.steps ?? [], after.same_person_may_fill_steps, after.over_cap]) &&
       `${chainWords(before)} → ${chainWords(after)}`,
   ].filter((part): part is string => typeof part === 'string');
   return `${capitalised(scopeWords(before))}: ${parts.join('; ')}.`;

@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { parsePolicy } from '../../../src/domain/policy.ts';
-import { canonicalPolicy } from '../../../src/domain/policy-version.ts';
+import { type CanonicalPolicy, canonicalPolicy } from '../../../src/domain/policy-version.ts';
 import { renderPolicyChange, ruleWords } from '../../../src/slack/text/policy.ts';
 
 const canonical = (text: string) => canonicalPolicy(parsePolicy(text, 'policy.yaml'));
 const rule = (text: string) => canonical(`rules: [${text}]`).rules[0] as never;
+
+/** The change announcement's blocks, as JSON, from `before` to `after`. */
+const announced = (before: CanonicalPolicy, after: CanonicalPolicy) =>
+  JSON.stringify(
+    renderPolicyChange({ version: 'b'.repeat(64), previousVersion: 'a'.repeat(64), before, after })
+      .blocks,
+  );
 
 describe('approval chains and requester limits in plain words', () => {
   it('says the steps in order, with their caps, and a requester limit', () => {
@@ -15,7 +22,7 @@ describe('approval chains and requester limits in plain words', () => {
         ),
       ),
     ).toBe(
-      'A payout request in USD of 10000 or more needs 1 approval from S0TREASURY (each approving up to 50000), then 1 from S0FINLEADS or U0CFO, in that order, one person counting for one step.',
+      "A payout request in USD of 10000 or more needs 1 approval from S0TREASURY (each approving up to 50000), then 1 from S0FINLEADS or U0CFO, in that order, one person counting for one step; a request over a step's cap is refused.",
     );
     expect(
       ruleWords(
@@ -60,20 +67,28 @@ describe('approval chains and requester limits in plain words', () => {
     );
   });
 
+  it("says what happens past a step's cap: the next step, or refused", () => {
+    const capped =
+      '{operations: [payout], currency: USD, steps: [{approvers: [S0A], max_amount: "50000"}, {approvers: [S0B]}]';
+    expect(ruleWords(rule(`${capped}, over_cap: next_step}`))).toContain(
+      "one person counting for one step; a request over a step's cap skips that step (refused when no step is left).",
+    );
+    const shown = announced(
+      canonical(`rules: [${capped}}]`),
+      canonical(`rules: [${capped}, over_cap: next_step}]`),
+    );
+    expect(shown).toContain(
+      "a request over a step's cap is refused → 1 approval from S0A (each approving up to 50000), then 1 from S0B, in that order, one person counting for one step; a request over a step's cap skips that step",
+    );
+  });
+
   it("says each approver's cap, and announces a change of caps", () => {
     const base = '{operations: [payout], currency: USD, approvals: 1';
     const caps = `${base}, approver_limits: {U0BOB: "5000", S0TREASURY: "20000.00"}}`;
     const words =
       'approving at most (the smallest cap of a person applies): each member of S0TREASURY up to 20000, U0BOB up to 5000';
     expect(ruleWords(rule(caps))).toBe(`A payout request in USD needs 1 approval; ${words}.`);
-    const shown = JSON.stringify(
-      renderPolicyChange({
-        version: 'b'.repeat(64),
-        previousVersion: 'a'.repeat(64),
-        before: canonical(`rules: [${base}}]`),
-        after: canonical(`rules: [${caps}]`),
-      }).blocks,
-    );
+    const shown = announced(canonical(`rules: [${base}}]`), canonical(`rules: [${caps}]`));
     expect(shown).toContain(`• *Changed:* A payout request in USD: no approver caps → ${words}.`);
   });
 
@@ -83,13 +98,9 @@ describe('approval chains and requester limits in plain words', () => {
     const words =
       'A payout request in USD needs 1 approval from S0A, then 1 from S0B, in that order, one person counting at most once in each step and possibly in several.';
     expect(ruleWords(rule(`${steps}, same_person_may_fill_steps: true}`))).toBe(words);
-    const shown = JSON.stringify(
-      renderPolicyChange({
-        version: 'b'.repeat(64),
-        previousVersion: 'a'.repeat(64),
-        before: canonical(`rules: [${steps}}]`),
-        after: canonical(`rules: [${steps}, same_person_may_fill_steps: true}]`),
-      }).blocks,
+    const shown = announced(
+      canonical(`rules: [${steps}}]`),
+      canonical(`rules: [${steps}, same_person_may_fill_steps: true}]`),
     );
     expect(shown).toContain(
       `• *Changed:* A payout request in USD: 1 approval from S0A, then 1 from S0B, in that order, one person counting for one step → ${words.slice('A payout request in USD needs '.length, -1)}.`,

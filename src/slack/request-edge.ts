@@ -201,8 +201,30 @@ function slackShaped(body: Record<string, unknown>): boolean {
   ) {
     return false;
   }
+  if (readsUserOf(body) && !isObject(body.user)) return false;
   return !Object.entries(body).some(
     ([key, value]) => key.endsWith('_id') && typeof value === 'string' && PROTOTYPE_KEYS.has(value),
+  );
+}
+
+/**
+ * Whether Bolt takes the body for a click, an options request (any `name` field), a form or a
+ * shortcut (its helpers' getTypeAndConversation, in its order): it then reads `user.id` and
+ * `user.team_id`, unchecked.
+ */
+function readsUserOf(body: Record<string, unknown>): boolean {
+  if (body.event !== undefined || body.command !== undefined) return false;
+  return (
+    body.name !== undefined ||
+    body.actions !== undefined ||
+    [
+      'block_suggestion',
+      'dialog_submission',
+      'shortcut',
+      'message_action',
+      'view_submission',
+      'view_closed',
+    ].includes(String(body.type))
   );
 }
 

@@ -337,6 +337,19 @@ describe('signed requests at the edge', () => {
     expect((await ask(r, 'help')).shown).toContain('/pay payout');
   });
 
+  it('a body Bolt would take for a click, an options request or a form, without its user, gets 400, not a crash in Bolt', async () => {
+    const forms = ['name', 'name=x&team_id=T0TEAM', 'payload=%7B%22actions%22%3A%5B%5D%7D'];
+    const json = ['{"type":"block_suggestion"}', '{"type":"view_closed"}'];
+    for (const body of forms) {
+      const answer = await signedPost(body, 'application/x-www-form-urlencoded');
+      expect(answer, body).toEqual({ status: 400, body: '' });
+    }
+    for (const body of json) {
+      expect(await signedPost(body, 'application/json'), body).toEqual({ status: 400, body: '' });
+    }
+    expect((await ask(r, 'help')).shown).toContain('/pay payout');
+  });
+
   it('an SSL check, unsigned, is still answered', async () => {
     const response = await sendExactly(r.botUrl, {
       body: 'ssl_check=1&token=t',

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isReminderEvent } from '../../src/domain/reminders.ts';
+import { remindDue } from '../../src/store/reminder-store.ts';
 import { NotSupersededError, RequestStore } from '../../src/store/request-store.ts';
 import { engines, freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { checks, newRequest, testCipher } from '../helpers/requests.ts';
@@ -31,6 +33,22 @@ describe.each(engines())('questions and resubmits in the request store on %s', (
     expect(notice?.kind).toBe('notice');
     expect(notice?.body).toEqual({ by: 'U0BOB', text: 'Which invoice?' });
     expect((await outbox(id)).some((row) => row.kind === 'card_update')).toBe(true);
+  });
+
+  it('no reminder nudges approvers about a request waiting on its requester; one does once an approval came after the question', async () => {
+    const { id: asked } = await store.create(newRequest({ requiredApprovals: 2 }));
+    const { id: plain } = await store.create(newRequest());
+    await store.ask(asked, 'U0BOB', 'Which invoice?');
+    const remindersOf = async (id: number) =>
+      (await outbox(id)).filter((row) => isReminderEvent(row.event ?? undefined));
+    const reminded = async () => (await remindersOf(asked)).length;
+    await remindDue(database.db, new Date(Date.now() + 1_000), 0);
+    expect(await reminded()).toBe(0);
+    expect(await remindersOf(plain)).toHaveLength(1);
+    // An approval after the question: the request waits on its approvers again.
+    expect((await store.approve(asked, 'U0CAROL', 'unit', checks())).kind).toBe('recorded');
+    await remindDue(database.db, new Date(Date.now() + 1_000), 0);
+    expect(await reminded()).toBe(1);
   });
 
   it('a question about a request no longer pending changes nothing', async () => {

@@ -6,7 +6,7 @@ import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts
 import type { JsonObject } from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
-import { approvalMessageTs, ask } from '../helpers/slack.ts';
+import { approvalMessageTs, ask, payoutsSent } from '../helpers/slack.ts';
 
 /**
  * Each person's queue on payops's Home tab, and the reminders of requests left waiting: end to
@@ -95,10 +95,6 @@ async function clickHome(r: Rehearsal, userId: string, actionId: string, value: 
     { timeoutMs: 8_000 },
   );
   return JSON.stringify(answer.args.view);
-}
-
-function payoutsSent(r: Rehearsal) {
-  return r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
 }
 
 function threadReplies(r: Rehearsal, ts: string) {

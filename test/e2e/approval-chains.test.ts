@@ -20,7 +20,7 @@ import {
 } from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
-import { approvalMessageTs, ask } from '../helpers/slack.ts';
+import { approvalMessageTs, ask, payoutsSent } from '../helpers/slack.ts';
 
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
@@ -67,9 +67,6 @@ async function told(r: Rehearsal, sent: { responseUrlId?: string | undefined }):
   const post = await r.slack.nextResponse(sent.responseUrlId as string);
   return String((post.body as { text?: unknown }).text);
 }
-
-const payoutsSent = (r: Rehearsal) =>
-  r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
 
 /** A payout of `amount` by `requesterId`, and its approval message. */
 async function payoutRequested(r: Rehearsal, amount: string, requesterId: string) {

@@ -6,7 +6,13 @@ import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts
 import { SANDBOX_IDS } from '../../src/rehearsal/sandbox/payments-api.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
-import { approvalMessageTs, ask, openPayoutForm, requestFormValues } from '../helpers/slack.ts';
+import {
+  approvalMessageTs,
+  ask,
+  openPayoutForm,
+  payoutsSent,
+  requestFormValues,
+} from '../helpers/slack.ts';
 
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
@@ -89,10 +95,6 @@ async function rejectForm(r: Rehearsal, ts: string) {
         state: { values: { reason: { reason: { type: 'plain_text_input', value: reason } } } },
       },
     });
-}
-
-function payoutsSent(r: Rehearsal) {
-  return r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
 }
 
 describe('four-eyes approvals, end to end over signed Slack requests', () => {

@@ -6,6 +6,7 @@ import {
   approveToSubmitted,
   ask,
   openPayoutForm,
+  payoutsSent,
   postedCard,
   requestFormValues,
 } from '../helpers/slack.ts';
@@ -13,10 +14,6 @@ import {
 const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
 const PURPOSE = 'Invoice 2291';
-
-function payoutsSent(r: Rehearsal) {
-  return r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
-}
 
 /**
  * A purpose on every payment, with the deployment's default requirement (payouts and

@@ -6,7 +6,13 @@ import { type Rehearsal, startRehearsal } from '../../src/rehearsal/rehearsal.ts
 import type { JsonObject } from '../../src/rehearsal/sandbox/slack.ts';
 import { ACTION, VIEW } from '../../src/slack/interaction-ids.ts';
 import { EXAMPLE_CALLS } from '../helpers/payments.ts';
-import { approvalMessageTs, ask, formOpened, requestFormValues } from '../helpers/slack.ts';
+import {
+  approvalMessageTs,
+  ask,
+  formOpened,
+  payoutsSent,
+  requestFormValues,
+} from '../helpers/slack.ts';
 
 /**
  * An approver's question and the requester's edit and resubmit, end to end through signed Slack
@@ -51,10 +57,6 @@ function homeShowing(r: Rehearsal, userId: string, pattern: RegExp) {
     },
     { timeoutMs: 8_000 },
   );
-}
-
-function payoutsSent(r: Rehearsal) {
-  return r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
 }
 
 describe('asking the requester, and editing and resubmitting', () => {

@@ -9,6 +9,7 @@ import {
   ask,
   formOpened,
   openPayoutForm,
+  payoutsSent,
   postedCard,
   requestedAuditRows,
   requestFormValues,
@@ -18,10 +19,6 @@ const APPROVALS = 'C0APPROVALS';
 const PAYOUT = EXAMPLE_CALLS.createPayout.body as Record<string, string>;
 const INVOICE = Buffer.from('%PDF-1.7\nInvoice 2291: 25.00 USDC to Jane Roe\n%%EOF\n');
 const INVOICE_SHA256 = createHash('sha256').update(INVOICE).digest('hex');
-
-function payoutsSent(r: Rehearsal) {
-  return r.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
-}
 
 /**
  * A supporting document, end to end over signed Slack requests: a file shared in the channel

@@ -132,3 +132,8 @@ export async function formOpened(
   );
   return { id: String(form.args.view_id), shown: JSON.stringify(form.args.view) };
 }
+
+/** The payouts the Payments sandbox received, in order. */
+export function payoutsSent(rehearsal: Rehearsal) {
+  return rehearsal.sandbox.requests.filter((entry) => entry.operationId === 'createPayout');
+}
